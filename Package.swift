@@ -1,0 +1,71 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "PairSim",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "watch-node", targets: ["watch-node"]),
+        .executable(name: "phone-node", targets: ["phone-node"]),
+        .executable(name: "topology", targets: ["topology"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
+    ],
+    targets: [
+        // libzmq from Debian's libzmq3-dev; no pkgConfig (avoids a harmless krb5 warning).
+        .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(
+            name: "PairSimCore",
+            dependencies: [.product(name: "Collections", package: "swift-collections")]
+        ),
+        .target(
+            name: "PairSimConfig",
+            dependencies: ["PairSimCore", .product(name: "Yams", package: "Yams")]
+        ),
+        .target(
+            name: "PairSimRuntime",
+            dependencies: [
+                "PairSimCore", "PairSimConfig", "ZeroMQ",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Rainbow", package: "Rainbow"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "PairSimulation",
+            dependencies: ["PairSimCore", "PairSimConfig", .product(name: "Collections", package: "swift-collections")]
+        ),
+        .executableTarget(
+            name: "watch-node",
+            dependencies: ["PairSimRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "phone-node",
+            dependencies: ["PairSimRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "topology",
+            dependencies: [
+                "PairSimRuntime", "PairSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
+        .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
+        .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "ZeroMQ"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "ZeroMQ"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,222 @@
+import Foundation
+import PairSimCore
+
+/// Reads topology YAML (docs/TOPOLOGY.md) into a `Topology`, refusing anything doubtful with the
+/// file, line, key path and reason.
+public enum TopologyLoader {
+    static let topKeys = ["name", "seed", "timeScale", "nodes", "channels", "partitions", "sync", "wire", "watch", "phone"]
+
+    /// Loads and validates the file at `path`.
+    public static func load(path: String) throws(ConfigError) -> Topology {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(file: path, line: nil, path: "", reason: "cannot read the file (\(error.localizedDescription))")
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    /// Parses topology YAML given as text; `file` names it in errors.
+    public static func parse(yaml text: String, file: String) throws(ConfigError) -> Topology {
+        let root = try YAMLReader.root(yaml: text, file: file)
+        return try parse(root)
+    }
+
+    /// Parses a topology from an already-read mapping node (scenarios embed one).
+    public static func parse(_ root: YAMLReader, extraKeys: [String] = []) throws(ConfigError) -> Topology {
+        let map = try root.mapping(allowed: topKeys + extraKeys, required: ["name", "nodes"])
+        let name = try map["name"]!.string()
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw map["name"]!.error("must be letters, digits, - or _, got \"\(name)\"")
+        }
+        var topology = Topology(name: name, nodes: try nodes(map["nodes"]!), sourcePath: root.file)
+        if let seed = map["seed"] { topology.seed = UInt64(try seed.int(in: 0...Int64.max)) }
+        if let scale = map["timeScale"] { topology.timeScale = try scale.double(in: 0.001...1_000_000) }
+        if let channels = map["channels"] { topology.channels = try self.channels(channels) }
+        if let partitions = map["partitions"] {
+            for window in try self.partitions(partitions) {
+                for channel in window.channels { topology.channels[channel, default: ChannelConfig()].partitions.append(window) }
+            }
+        }
+        if let sync = map["sync"] { topology.reliability = try reliability(sync) }
+        if let wire = map["wire"] { topology.wire = try self.wire(wire) }
+        if let watch = map["watch"] { topology.watch = try self.watch(watch) }
+        if let phone = map["phone"] { topology.phone = try PhoneConfigLoader.parse(phone) }
+        return topology
+    }
+
+    // MARK: Nodes
+
+    static func nodes(_ reader: YAMLReader) throws(ConfigError) -> [NodeName: NodeEndpoints] {
+        let map = try reader.mapping(allowed: ["watch", "phone"], required: ["watch", "phone"])
+        var result: [NodeName: NodeEndpoints] = [:]
+        var seen: [String: String] = [:]
+        for node in NodeName.allCases {
+            let fields = try map[node.rawValue]!.mapping(allowed: ["publish", "control", "data"], required: ["publish", "control", "data"])
+            var values: [String: String] = [:]
+            for key in ["publish", "control"] {
+                let field = fields[key]!
+                let endpoint = try field.string()
+                try validateEndpoint(endpoint, field)
+                if let other = seen[endpoint] {
+                    throw field.error("endpoint \(endpoint) clashes with \(other)")
+                }
+                seen[endpoint] = field.path
+                values[key] = endpoint
+            }
+            let data = try fields["data"]!.string()
+            guard !data.isEmpty else { throw fields["data"]!.error("must not be empty") }
+            values["data"] = data
+            result[node] = NodeEndpoints(publish: values["publish"]!, control: values["control"]!, data: data)
+        }
+        if result[.watch]!.data == result[.phone]!.data {
+            throw map["phone"]!.error("data directory \(result[.phone]!.data) is the watch's too; each node needs its own")
+        }
+        return result
+    }
+
+    /// Endpoints must be loopback tcp with a port, ipc, or inproc: nodes never listen beyond this machine.
+    static func validateEndpoint(_ endpoint: String, _ reader: YAMLReader) throws(ConfigError) {
+        if endpoint.hasPrefix("ipc://") {
+            let path = endpoint.dropFirst(6)
+            guard !path.isEmpty else { throw reader.error("ipc endpoint needs a path, e.g. ipc://.pairsim/x.sock") }
+            guard path.utf8.count < 100 else { throw reader.error("ipc path longer than 99 bytes (the socket path limit)") }
+            return
+        }
+        guard endpoint.hasPrefix("tcp://") else {
+            throw reader.error("endpoint \"\(endpoint)\" must start with tcp:// or ipc://")
+        }
+        let rest = endpoint.dropFirst(6)
+        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]), (1...65_535).contains(port) else {
+            throw reader.error("tcp endpoint \"\(endpoint)\" needs a port 1–65535, e.g. tcp://127.0.0.1:7401")
+        }
+        let host = rest[..<colon]
+        guard host == "127.0.0.1" || host == "localhost" else {
+            throw reader.error("tcp endpoint must bind to 127.0.0.1 (loopback only), got host \"\(host)\"")
+        }
+    }
+
+    // MARK: Channels
+
+    static func channels(_ reader: YAMLReader) throws(ConfigError) -> [Channel: ChannelConfig] {
+        let map = try reader.mapping(allowed: Channel.allCases.map(\.rawValue))
+        var result: [Channel: ChannelConfig] = [:]
+        for channel in Channel.allCases {
+            guard let entry = map[channel.rawValue] else { continue }
+            var allowed = ["latency", "loss", "duplicate", "reorder", "reorderWindow"]
+            if channel == .cloudkit { allowed.append("exportInterval") }
+            let fields = try entry.mapping(allowed: allowed)
+            var config = ChannelConfig()
+            if let latency = fields["latency"] { config.latency = try self.latency(latency) }
+            if let loss = fields["loss"] { config.loss = try loss.probability() }
+            if let duplicate = fields["duplicate"] { config.duplicate = try duplicate.probability() }
+            if let reorder = fields["reorder"] { config.reorder = try reorder.probability() }
+            if let window = fields["reorderWindow"] { config.reorderWindow = try window.duration() }
+            if let export = fields["exportInterval"] { config.exportInterval = try export.optionalDuration() }
+            if config.loss >= 1 { throw fields["loss"]!.error("must be below 1, or nothing would ever arrive") }
+            result[channel] = config
+        }
+        return result
+    }
+
+    /// `latency: 2s` | `{constant: 2s}` | `{uniform: [1s, 4s]}` | `{exponential: {mean: 5s}}` |
+    /// `{lognormal: {median: 15s, p99: 20m}}`.
+    static func latency(_ reader: YAMLReader) throws(ConfigError) -> LatencyModel {
+        if !reader.isMapping { return .constant(try reader.duration()) }
+        let map = try reader.mapping(allowed: ["constant", "uniform", "exponential", "lognormal"])
+        guard map.count == 1, let (kind, value) = map.first else {
+            throw reader.error("give exactly one of constant, uniform, exponential, lognormal")
+        }
+        switch kind {
+        case "constant":
+            return .constant(try value.duration())
+        case "uniform":
+            let bounds: [EmulatedDuration]
+            if value.isSequence {
+                let items = try value.sequence()
+                guard items.count == 2 else { throw value.error("expected [min, max]") }
+                bounds = [try items[0].duration(), try items[1].duration()]
+            } else {
+                let fields = try value.mapping(allowed: ["min", "max"], required: ["min", "max"])
+                bounds = [try fields["min"]!.duration(), try fields["max"]!.duration()]
+            }
+            guard bounds[0] <= bounds[1] else { throw value.error("min \(bounds[0]) is above max \(bounds[1])") }
+            return .uniform(min: bounds[0], max: bounds[1])
+        case "exponential":
+            if value.isMapping {
+                let fields = try value.mapping(allowed: ["mean"], required: ["mean"])
+                return .exponential(mean: try fields["mean"]!.duration())
+            }
+            return .exponential(mean: try value.duration())
+        default:
+            let fields = try value.mapping(allowed: ["median", "p99"], required: ["median", "p99"])
+            let median = try fields["median"]!.duration()
+            let p99 = try fields["p99"]!.duration()
+            guard median > .zero else { throw fields["median"]!.error("must be above 0") }
+            guard p99 >= median else { throw fields["p99"]!.error("p99 \(p99) is below the median \(median)") }
+            return .lognormal(median: median, p99: p99)
+        }
+    }
+
+    static func partitions(_ reader: YAMLReader) throws(ConfigError) -> [PartitionWindow] {
+        var windows: [PartitionWindow] = []
+        for item in try reader.sequence() {
+            let fields = try item.mapping(allowed: ["from", "to", "channels"], required: ["from", "to"])
+            let from = try fields["from"]!.duration()
+            let to = try fields["to"]!.duration()
+            guard to > from else { throw fields["to"]!.error("must be after from (\(from))") }
+            var channels = Set(Channel.allCases)
+            if let list = fields["channels"] {
+                channels = []
+                for entry in try list.sequence() {
+                    channels.insert(Channel(rawValue: try entry.choice(Channel.allCases.map(\.rawValue)))!)
+                }
+            }
+            windows.append(PartitionWindow(from: .zero + from, to: .zero + to, channels: channels))
+        }
+        return windows
+    }
+
+    // MARK: Policies
+
+    static func reliability(_ reader: YAMLReader) throws(ConfigError) -> ReliabilityConfig {
+        let map = try reader.mapping(allowed: ["retransmitInitial", "retransmitMax", "maxInFlight", "outboxLimit"])
+        var config = ReliabilityConfig()
+        if let value = map["retransmitInitial"] { config.retransmitInitial = try value.duration() }
+        if let value = map["retransmitMax"] { config.retransmitMax = try value.duration() }
+        if let value = map["maxInFlight"] { config.maxInFlight = Int(try value.int(in: 1...1_000_000)) }
+        if let value = map["outboxLimit"] { config.outboxLimit = Int(try value.int(in: 1...100_000_000)) }
+        guard config.retransmitInitial > .zero else { throw map["retransmitInitial"]!.error("must be above 0") }
+        guard config.retransmitMax >= config.retransmitInitial else {
+            throw (map["retransmitMax"] ?? reader).error("retransmitMax is below retransmitInitial")
+        }
+        return config
+    }
+
+    static func wire(_ reader: YAMLReader) throws(ConfigError) -> WireLimits {
+        let map = try reader.mapping(allowed: ["maxEnvelopeBytes", "maxItemsPerMessage"])
+        var limits = WireLimits()
+        if let value = map["maxEnvelopeBytes"] { limits.maxEnvelopeBytes = Int(try value.int(in: 1_024...(256 << 20))) }
+        if let value = map["maxItemsPerMessage"] { limits.maxItemsPerMessage = Int(try value.int(in: 1...1_000_000)) }
+        return limits
+    }
+
+    static func watch(_ reader: YAMLReader) throws(ConfigError) -> WatchConfig {
+        let map = try reader.mapping(allowed: ["heartRate"])
+        var config = WatchConfig()
+        if let heartRate = map["heartRate"] {
+            let fields = try heartRate.mapping(allowed: ["workoutInterval", "restingInterval", "resting"])
+            if let value = fields["workoutInterval"] {
+                config.heartRateInterval = try value.duration()
+                guard config.heartRateInterval >= .seconds(1) else { throw value.error("must be at least 1s") }
+            }
+            if let value = fields["restingInterval"] {
+                config.restingInterval = try value.optionalDuration()
+                if let interval = config.restingInterval, interval < .seconds(10) { throw value.error("must be at least 10s, or off") }
+            }
+            if let value = fields["resting"] { config.restingHeartRate = try value.double(in: 30...120) }
+        }
+        return config
+    }
+}

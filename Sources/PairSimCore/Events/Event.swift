@@ -1,0 +1,82 @@
+/// Something worth seeing happened: the unit of every log, report and expectation.
+///
+/// Core types return events as actions; only the runtime or simulator writes them out.
+public struct Event: Hashable, Sendable {
+    /// How loudly to show it.
+    public enum Level: String, Hashable, Sendable {
+        case info, warning, error
+    }
+
+    /// Emulated time of the event.
+    public var at: EmulatedInstant
+    /// The node it happened on.
+    public var node: NodeName
+    /// Stable dotted name, documented in docs/EVENTS.md (e.g. `hk.saved`).
+    public var name: String
+    /// Named values, in a fixed order.
+    public var fields: JSONObject
+    public var level: Level
+
+    public init(at: EmulatedInstant, node: NodeName, name: String, level: Level = .info, fields: JSONObject = [:]) {
+        self.at = at
+        self.node = node
+        self.name = name
+        self.fields = fields
+        self.level = level
+    }
+
+    /// The field `key`, if present.
+    public subscript(key: String) -> JSON? { fields[key] }
+}
+
+extension Event {
+    /// One JSON line (no newline): `{"t":…,"time":"…","node":"phone","event":"hk.saved",…fields}`.
+    public var jsonLine: [UInt8] {
+        var object = JSONObject()
+        object.append("t", .int(at.milliseconds))
+        object.append("time", .string(at.description))
+        object.append("node", .string(node.rawValue))
+        object.append("event", .string(name))
+        if level != .info { object.append("level", .string(level.rawValue)) }
+        for member in fields.members { object.append(member.key, member.value) }
+        return JSONWriter.bytes(.object(object))
+    }
+
+    /// Reads back a line written by `jsonLine`.
+    public init(jsonLine: [UInt8]) throws(JSONError) {
+        guard case .object(let object) = try JSONParser().parse(jsonLine),
+              let t = object["t"]?.intValue,
+              let nodeText = object["node"]?.stringValue, let node = NodeName(rawValue: nodeText),
+              let name = object["event"]?.stringValue
+        else { throw JSONError(offset: 0, reason: "not an event line (needs t, node, event)") }
+        var fields = JSONObject()
+        for member in object.members where !["t", "time", "node", "event", "level"].contains(member.key) {
+            fields.append(member.key, member.value)
+        }
+        let level = object["level"]?.stringValue.flatMap(Level.init(rawValue:)) ?? .info
+        self.init(at: EmulatedInstant(milliseconds: t), node: node, name: name, level: level, fields: fields)
+    }
+
+    /// The readable form: `00:02:03.450 hk.saved uuid=… kind=workout`.
+    public var humanLine: String {
+        var text = "\(at) \(name)"
+        for member in fields.members {
+            text += " \(member.key)=\(Event.humanValue(member.value))"
+        }
+        return text
+    }
+
+    static func humanValue(_ value: JSON) -> String {
+        switch value {
+        case .string(let s): s.contains(" ") || s.isEmpty ? "\"\(s)\"" : s
+        case .null: "-"
+        case .double(let d): d.rounded() == d ? String(Int64(d)) : String(format1(d))
+        default: JSONWriter.string(value)
+        }
+    }
+
+    static func format1(_ value: Double) -> String {
+        let scaled = (value * 10).rounded() / 10
+        return scaled.description
+    }
+}

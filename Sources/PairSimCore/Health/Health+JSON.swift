@@ -1,0 +1,170 @@
+import Foundation
+
+extension HealthSample {
+    /// Wire form: `{"uuid","type","start","end","value","source"}`.
+    public var json: JSON {
+        var o = JSONObject()
+        o.append("uuid", .string(uuid.uuidString))
+        o.append("type", .string(type.rawValue))
+        o.append("start", .int(start.milliseconds))
+        o.append("end", .int(end.milliseconds))
+        o.append("value", .double(value))
+        o.append("source", .string(source.name))
+        return .object(o)
+    }
+
+    public init(reading r: FieldReader) throws(DecodeError) {
+        let typeName = try r.string("type")
+        guard let type = SampleType(rawValue: typeName) else {
+            throw DecodeError(path: "\(r.path).type", reason: "unknown sample type \"\(typeName.prefix(40))\"")
+        }
+        let start = try r.instant("start")
+        let end = try r.instant("end")
+        guard end >= start else { throw DecodeError(path: "\(r.path).end", reason: "is before start") }
+        self.init(uuid: try r.uuid("uuid"), type: type, start: start, end: end,
+                  value: try r.double("value", min: type.validRange.lowerBound, max: type.validRange.upperBound),
+                  source: ObjectSource(name: try r.string("source")))
+    }
+}
+
+extension Workout {
+    /// Wire form: `{"uuid","activity","start","end","activeDuration","activeEnergy","source"}`.
+    public var json: JSON {
+        var o = JSONObject()
+        o.append("uuid", .string(uuid.uuidString))
+        o.append("activity", .string(activity))
+        o.append("start", .int(start.milliseconds))
+        o.append("end", .int(end.milliseconds))
+        o.append("activeDuration", .int(activeDuration.milliseconds))
+        o.append("activeEnergy", activeEnergy.map(JSON.double) ?? .null)
+        o.append("source", .string(source.name))
+        return .object(o)
+    }
+
+    public init(reading r: FieldReader) throws(DecodeError) {
+        let start = try r.instant("start")
+        let end = try r.instant("end")
+        guard end >= start else { throw DecodeError(path: "\(r.path).end", reason: "is before start") }
+        let active = try r.int("activeDuration", min: 0, max: end.milliseconds - start.milliseconds)
+        self.init(uuid: try r.uuid("uuid"), activity: try r.string("activity"), start: start, end: end,
+                  activeDuration: .milliseconds(active),
+                  activeEnergy: try r.optionalDouble("activeEnergy", min: 0, max: 50_000),
+                  source: ObjectSource(name: try r.string("source")))
+    }
+}
+
+extension ExerciseRecord {
+    /// Wire form: `{"id","exercise","start","duration","calories","healthKitWorkoutID","source"}`.
+    public var json: JSON {
+        var o = JSONObject()
+        o.append("id", .string(id.uuidString))
+        o.append("exercise", .string(exercise))
+        o.append("start", .int(start.milliseconds))
+        o.append("duration", .int(duration.milliseconds))
+        o.append("calories", calories.map(JSON.double) ?? .null)
+        o.append("healthKitWorkoutID", .optional(healthKitWorkoutID?.uuidString))
+        o.append("source", .string(source.name))
+        return .object(o)
+    }
+
+    public init(reading r: FieldReader) throws(DecodeError) {
+        self.init(id: try r.uuid("id"), exercise: try r.string("exercise"), start: try r.instant("start"),
+                  duration: .milliseconds(try r.int("duration", min: 0, max: 1 << 40)),
+                  calories: try r.optionalDouble("calories", min: 0, max: 50_000),
+                  healthKitWorkoutID: try r.optionalUUID("healthKitWorkoutID"),
+                  source: ObjectSource(name: try r.string("source")))
+    }
+}
+
+extension DeletedObject {
+    public var json: JSON { .object(["uuid": .string(uuid.uuidString), "type": .string(type.name)]) }
+
+    public init(reading r: FieldReader) throws(DecodeError) {
+        let typeName = try r.string("type")
+        guard let type = ObjectType(name: typeName) else {
+            throw DecodeError(path: "\(r.path).type", reason: "unknown object type \"\(typeName.prefix(40))\"")
+        }
+        self.init(uuid: try r.uuid("uuid"), type: type)
+    }
+}
+
+/// Body of an `hk.objects` message: a HealthKit sync batch.
+public struct HealthObjectsBatch: Hashable, Sendable {
+    public var workouts: [Workout] = []
+    public var samples: [HealthSample] = []
+    public var deleted: [DeletedObject] = []
+
+    public init(workouts: [Workout] = [], samples: [HealthSample] = [], deleted: [DeletedObject] = []) {
+        self.workouts = workouts
+        self.samples = samples
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { workouts.isEmpty && samples.isEmpty && deleted.isEmpty }
+    public var itemCount: Int { workouts.count + samples.count + deleted.count }
+
+    public var body: JSONObject {
+        var o = JSONObject()
+        if !workouts.isEmpty { o.append("workouts", .array(workouts.map(\.json))) }
+        if !samples.isEmpty { o.append("samples", .array(samples.map(\.json))) }
+        if !deleted.isEmpty { o.append("deleted", .array(deleted.map(\.json))) }
+        return o
+    }
+
+    public init(body: JSONObject, limits: WireLimits) throws(DecodeError) {
+        let r = FieldReader(body, path: "body")
+        let limit = limits.maxItemsPerMessage
+        workouts = try r.objects("workouts", limit: limit) { (r) throws(DecodeError) in try Workout(reading: r) }
+        samples = try r.objects("samples", limit: limit) { (r) throws(DecodeError) in try HealthSample(reading: r) }
+        deleted = try r.objects("deleted", limit: limit) { (r) throws(DecodeError) in try DeletedObject(reading: r) }
+        if itemCount > limit { throw DecodeError(path: "body", reason: "\(itemCount) items exceed the limit of \(limit)") }
+    }
+
+    /// A short summary for events: `workouts=1 samples=360`.
+    public var summary: JSONObject {
+        var o = JSONObject()
+        if !workouts.isEmpty { o.append("workouts", .int(Int64(workouts.count))) }
+        if !samples.isEmpty { o.append("samples", .int(Int64(samples.count))) }
+        if !deleted.isEmpty { o.append("deleted", .int(Int64(deleted.count))) }
+        return o
+    }
+}
+
+/// Body of a `ck.records` message: a CloudKit export batch of ExerciseRecord changes.
+public struct RecordsBatch: Hashable, Sendable {
+    public var saved: [ExerciseRecord] = []
+    public var deleted: [UUID] = []
+
+    public init(saved: [ExerciseRecord] = [], deleted: [UUID] = []) {
+        self.saved = saved
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { saved.isEmpty && deleted.isEmpty }
+
+    public var body: JSONObject {
+        var o = JSONObject()
+        if !saved.isEmpty { o.append("saved", .array(saved.map(\.json))) }
+        if !deleted.isEmpty { o.append("deleted", .array(deleted.map { .string($0.uuidString) })) }
+        return o
+    }
+
+    public init(body: JSONObject, limits: WireLimits) throws(DecodeError) {
+        let r = FieldReader(body, path: "body")
+        saved = try r.objects("saved", limit: limits.maxItemsPerMessage) { (r) throws(DecodeError) in try ExerciseRecord(reading: r) }
+        deleted = []
+        for (index, item) in try r.array("deleted", limit: limits.maxItemsPerMessage).enumerated() {
+            guard let text = item.stringValue, let uuid = UUID(uuidString: text) else {
+                throw DecodeError(path: "body.deleted[\(index)]", reason: "expected a UUID string")
+            }
+            deleted.append(uuid)
+        }
+    }
+
+    public var summary: JSONObject {
+        var o = JSONObject()
+        if !saved.isEmpty { o.append("saved", .int(Int64(saved.count))) }
+        if !deleted.isEmpty { o.append("deleted", .int(Int64(deleted.count))) }
+        return o
+    }
+}

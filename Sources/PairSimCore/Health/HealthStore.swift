@@ -1,0 +1,155 @@
+import Foundation
+
+/// A device's HealthKit store: samples and workouts with anchors, tombstones for deletions,
+/// idempotent saves by UUID. Phone-only rules (authorization, lock) sit on top of it.
+public struct HealthStore: Hashable, Sendable {
+    struct Stored<Object: Hashable & Sendable>: Hashable, Sendable {
+        var object: Object
+        var anchor: Int64
+    }
+
+    /// A deletion, kept for anchored queries until purged.
+    public struct Tombstone: Hashable, Sendable {
+        public var object: DeletedObject
+        public var anchor: Int64
+        public var deletedAt: EmulatedInstant
+    }
+
+    /// What a save changed.
+    public struct SaveResult: Hashable, Sendable {
+        public var workouts: [Workout] = []
+        public var samples: [HealthSample] = []
+        /// Objects already present (or deleted before) and so not saved again.
+        public var ignored = 0
+        /// The types that gained objects, in a fixed order.
+        public var changedTypes: [ObjectType] {
+            var types = Set(samples.map { ObjectType.sample($0.type) })
+            if !workouts.isEmpty { types.insert(.workout) }
+            return types.sorted()
+        }
+        public var isEmpty: Bool { workouts.isEmpty && samples.isEmpty }
+    }
+
+    /// Increases with every change; anchored queries return changes after a given anchor.
+    public private(set) var anchor: Int64 = 0
+    var workoutsByID: [UUID: Stored<Workout>] = [:]
+    var samplesByType: [SampleType: [Stored<HealthSample>]] = [:]
+    var sampleTypeByID: [UUID: SampleType] = [:]
+    public private(set) var tombstones: [Tombstone] = []
+    /// Every UUID ever deleted: a late copy of a deleted object is not resurrected.
+    var deletedIDs: Set<UUID> = []
+
+    public init() {}
+
+    public var workoutCount: Int { workoutsByID.count }
+    public var sampleCount: Int { sampleTypeByID.count }
+    public func sampleCount(_ type: SampleType) -> Int { samplesByType[type]?.count ?? 0 }
+    public func contains(_ uuid: UUID) -> Bool { workoutsByID[uuid] != nil || sampleTypeByID[uuid] != nil }
+    public func wasDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(uuid) }
+
+    /// Saves new objects; objects already here or deleted earlier are ignored (idempotent by UUID).
+    public mutating func save(workouts: [Workout], samples: [HealthSample]) -> (SaveResult, [PersistOp]) {
+        var result = SaveResult()
+        let newAnchor = anchor + 1
+        for workout in workouts {
+            if workoutsByID[workout.uuid] != nil || deletedIDs.contains(workout.uuid) { result.ignored += 1; continue }
+            workoutsByID[workout.uuid] = Stored(object: workout, anchor: newAnchor)
+            result.workouts.append(workout)
+        }
+        for sample in samples {
+            if sampleTypeByID[sample.uuid] != nil || deletedIDs.contains(sample.uuid) { result.ignored += 1; continue }
+            sampleTypeByID[sample.uuid] = sample.type
+            samplesByType[sample.type, default: []].append(Stored(object: sample, anchor: newAnchor))
+            result.samples.append(sample)
+        }
+        guard !result.isEmpty else { return (result, []) }
+        anchor = newAnchor
+        var ops: [PersistOp] = []
+        if !result.workouts.isEmpty { ops.append(.putWorkouts(result.workouts, anchor: newAnchor)) }
+        if !result.samples.isEmpty { ops.append(.putSamples(result.samples, anchor: newAnchor)) }
+        return (result, ops)
+    }
+
+    /// Deletes objects by UUID, leaving tombstones; returns the ones that existed.
+    public mutating func delete(_ objects: [DeletedObject], now: EmulatedInstant) -> ([DeletedObject], [PersistOp]) {
+        var deleted: [DeletedObject] = []
+        let newAnchor = anchor + 1
+        for object in objects where !deletedIDs.contains(object.uuid) {
+            deletedIDs.insert(object.uuid)
+            if workoutsByID.removeValue(forKey: object.uuid) != nil {
+                deleted.append(DeletedObject(uuid: object.uuid, type: .workout))
+            } else if let type = sampleTypeByID.removeValue(forKey: object.uuid) {
+                samplesByType[type]?.removeAll { $0.object.uuid == object.uuid }
+                deleted.append(DeletedObject(uuid: object.uuid, type: .sample(type)))
+            } else {
+                // Deleted before it arrived here: remember, so the late copy is not saved.
+                deleted.append(object)
+            }
+        }
+        guard !deleted.isEmpty else { return ([], []) }
+        anchor = newAnchor
+        for object in deleted { tombstones.append(Tombstone(object: object, anchor: newAnchor, deletedAt: now)) }
+        return (deleted, [.deleteObjects(deleted, anchor: newAnchor)])
+    }
+
+    /// Drops tombstones older than `retention` (HealthKit purges deleted-object records too).
+    public mutating func purgeTombstones(olderThan retention: EmulatedDuration, now: EmulatedInstant) -> [PersistOp] {
+        let expired = tombstones.filter { now - $0.deletedAt > retention }
+        guard let last = expired.map(\.anchor).max() else { return [] }
+        tombstones.removeAll { $0.anchor <= last }
+        return [.purgeTombstones(throughAnchor: last)]
+    }
+
+    // MARK: Queries
+
+    public func workout(_ uuid: UUID) -> Workout? { workoutsByID[uuid]?.object }
+
+    /// All workouts, oldest end first.
+    public var workouts: [Workout] {
+        workoutsByID.values.map(\.object).sorted { ($0.end, $0.uuid.uuidString) < ($1.end, $1.uuid.uuidString) }
+    }
+
+    /// The workout with the latest end date (HKSampleQuery sorted by end date, limit 1).
+    public var latestWorkout: Workout? {
+        workoutsByID.values.map(\.object).max { ($0.end, $0.uuid.uuidString) < ($1.end, $1.uuid.uuidString) }
+    }
+
+    /// Samples of `type` overlapping `range`, ordered by start.
+    public func samples(_ type: SampleType, from start: EmulatedInstant = .zero, to end: EmulatedInstant = .distantFuture) -> [HealthSample] {
+        (samplesByType[type] ?? []).lazy.map(\.object)
+            .filter { $0.end >= start && $0.start <= end }
+            .sorted { ($0.start, $0.uuid.uuidString) < ($1.start, $1.uuid.uuidString) }
+    }
+
+    /// The most recent sample of `type` by end date.
+    public func latestSample(_ type: SampleType) -> HealthSample? {
+        (samplesByType[type] ?? []).lazy.map(\.object).max { ($0.end, $0.uuid.uuidString) < ($1.end, $1.uuid.uuidString) }
+    }
+
+    /// HKAnchoredObjectQuery: objects of `type` added after `since`, tombstones after it, and the new anchor.
+    public func anchoredQuery(_ type: ObjectType, since: Int64) -> (added: [UUID], deleted: [DeletedObject], anchor: Int64) {
+        var added: [(Int64, UUID)] = []
+        switch type {
+        case .workout:
+            added = workoutsByID.values.filter { $0.anchor > since }.map { ($0.anchor, $0.object.uuid) }
+        case .sample(let sampleType):
+            added = (samplesByType[sampleType] ?? []).filter { $0.anchor > since }.map { ($0.anchor, $0.object.uuid) }
+        }
+        added.sort { ($0.0, $0.1.uuidString) < ($1.0, $1.1.uuidString) }
+        let deleted = tombstones.filter { $0.anchor > since && $0.object.type == type }.map(\.object)
+        return (added.map(\.1), deleted, anchor)
+    }
+
+    /// Restores persisted contents (after a restart).
+    public mutating func restore(workouts: [(Workout, Int64)], samples: [(HealthSample, Int64)],
+                                 tombstones: [Tombstone], anchor: Int64) {
+        for (workout, anchor) in workouts { workoutsByID[workout.uuid] = Stored(object: workout, anchor: anchor) }
+        for (sample, anchor) in samples {
+            sampleTypeByID[sample.uuid] = sample.type
+            samplesByType[sample.type, default: []].append(Stored(object: sample, anchor: anchor))
+        }
+        self.tombstones = tombstones
+        deletedIDs.formUnion(tombstones.map(\.object.uuid))
+        self.anchor = max(anchor, (workouts.map(\.1) + samples.map(\.1) + tombstones.map(\.anchor)).max() ?? 0)
+    }
+}

@@ -1,0 +1,92 @@
+/// Writes JSON compactly and deterministically: members in their stored order, shortest
+/// round-trip numbers, non-finite doubles as `null`.
+public enum JSONWriter {
+    /// The UTF-8 bytes of `value`.
+    public static func bytes(_ value: JSON) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(value, into: &out)
+        return out
+    }
+
+    /// The text of `value`.
+    public static func string(_ value: JSON) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    /// Appends `value` to `out`.
+    public static func write(_ value: JSON, into out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+        case .int(let i): writeInt(i, into: &out)
+        case .double(let d): writeDouble(d, into: &out)
+        case .string(let s): writeString(s, into: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(element, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            for (i, member) in object.members.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(member.value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends a decimal integer.
+    public static func writeInt(_ value: Int64, into out: inout [UInt8]) {
+        if value == 0 { out.append(48); return }
+        if value == Int64.min { out.append(contentsOf: Array("-9223372036854775808".utf8)); return }
+        var v = value
+        if v < 0 { out.append(UInt8(ascii: "-")); v = -v }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while v > 0 {
+                buffer[count] = UInt8(48 + v % 10)
+                v /= 10
+                count += 1
+            }
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+        }
+    }
+
+    /// Appends a double: integral values without a fraction, others in Swift's shortest form.
+    public static func writeDouble(_ value: Double, into out: inout [UInt8]) {
+        guard value.isFinite else { out.append(contentsOf: Array("null".utf8)); return }
+        if value.rounded() == value, abs(value) < 1e15 {
+            writeInt(Int64(value), into: &out)
+            return
+        }
+        out.append(contentsOf: Array(value.description.utf8))
+    }
+
+    /// Appends a quoted, escaped string.
+    public static func writeString(_ value: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

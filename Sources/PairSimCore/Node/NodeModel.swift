@@ -1,0 +1,31 @@
+/// A node's whole behaviour as a pure state machine. The runtime (real processes) and the
+/// simulator (virtual time) drive the same conforming types.
+public protocol NodeModel: Sendable {
+    /// Which device this is.
+    var node: NodeName { get }
+    /// Earliest instant at which `advance(to:)` has work (nil: nothing scheduled).
+    var nextDeadline: EmulatedInstant? { get }
+    /// Called once when the node starts (after restoring persisted state, if any).
+    mutating func start(now: EmulatedInstant) -> [NodeAction]
+    /// Runs one command from stdin, the control socket or a scenario.
+    mutating func handle(command: ParsedCommand, now: EmulatedInstant) -> CommandResult
+    /// Takes one multipart message from the wire.
+    mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> [NodeAction]
+    /// The peer subscribed to this node's publications (it is up and reachable).
+    mutating func peerConnected(now: EmulatedInstant) -> [NodeAction]
+    /// Fires everything due at or before `now`.
+    mutating func advance(to now: EmulatedInstant) -> [NodeAction]
+    /// Called once when the node stops: final counters.
+    func stop(now: EmulatedInstant) -> [NodeAction]
+}
+
+extension NodeModel {
+    /// Parses and runs a command given as text; a parse error becomes a failed result.
+    public mutating func handle(commandText: String, now: EmulatedInstant) -> CommandResult {
+        do {
+            return handle(command: try ParsedCommand(parsing: commandText), now: now)
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A state change the driver must make durable (the real runtime writes them to SQLite in one
+/// transaction per turn; the simulator ignores them). Restoring a node from everything persisted
+/// rebuilds the same model.
+public enum PersistOp: Hashable, Sendable {
+    /// Insert or replace HealthKit samples, each with the store anchor it was added at.
+    case putSamples([HealthSample], anchor: Int64)
+    /// Insert or replace workouts.
+    case putWorkouts([Workout], anchor: Int64)
+    /// Remove objects and keep their tombstones (anchor of the deletion).
+    case deleteObjects([DeletedObject], anchor: Int64)
+    /// Drop tombstones recorded at or before `anchor` (retention expired).
+    case purgeTombstones(throughAnchor: Int64)
+    /// Insert or replace exercise records.
+    case putRecords([ExerciseRecord])
+    /// Remove exercise records.
+    case deleteRecords([UUID])
+    /// Keep an outbox message until it is acknowledged.
+    case outboxPut(Channel, OutboxRecord)
+    /// Forget acknowledged outbox messages.
+    case outboxRemove(Channel, [UInt64])
+    /// The receive window for a peer stream.
+    case inbound(Channel, InboundWindow)
+    /// A small piece of named model state (JSON), replacing the previous value.
+    case setValue(key: String, JSON)
+}
+
+/// An outbox message as stored: enough to transmit it again after a restart.
+public struct OutboxRecord: Hashable, Sendable {
+    public var seq: UInt64
+    public var kind: MessageKind
+    public var frame: WireFrame
+    public var createdAt: EmulatedInstant
+    /// Summary fields for events about it (`workouts=1 samples=360`).
+    public var summary: JSONObject
+
+    public init(seq: UInt64, kind: MessageKind, frame: WireFrame, createdAt: EmulatedInstant, summary: JSONObject) {
+        self.seq = seq
+        self.kind = kind
+        self.frame = frame
+        self.createdAt = createdAt
+        self.summary = summary
+    }
+}
+
+/// What a receiver has of one sender stream: everything up to `cumulative`, plus `above`.
+public struct InboundWindow: Hashable, Sendable {
+    public var stream: String
+    public var cumulative: UInt64
+    public var above: Set<UInt64>
+
+    public init(stream: String, cumulative: UInt64 = 0, above: Set<UInt64> = []) {
+        self.stream = stream
+        self.cumulative = cumulative
+        self.above = above
+    }
+
+    /// True if `seq` was already received.
+    public func contains(_ seq: UInt64) -> Bool { seq <= cumulative || above.contains(seq) }
+
+    /// Records `seq`, sliding `cumulative` over any run it completes.
+    public mutating func insert(_ seq: UInt64) {
+        guard !contains(seq) else { return }
+        above.insert(seq)
+        while above.remove(cumulative + 1) != nil { cumulative += 1 }
+    }
+}

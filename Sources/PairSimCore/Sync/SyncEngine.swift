@@ -1,0 +1,123 @@
+/// Both channels of one node: outbound (outbox, channel model, retransmission) and inbound
+/// (decode, reject bad frames, drop duplicates, acknowledge).
+public struct SyncEngine: Sendable {
+    /// What an inbound frame turned out to be.
+    public enum Inbound: Hashable, Sendable {
+        /// New data: apply its body, then call `accept(_:now:)`.
+        case data(Envelope)
+        /// Already received (retransmission or duplicate); acknowledged again, nothing to apply.
+        case duplicate
+        /// An acknowledgement, handled here.
+        case ack
+        /// The peer announced itself.
+        case hello
+        /// Refused; a `wire.rejected` event says why.
+        case rejected(WireError)
+    }
+
+    public let node: NodeName
+    public let limits: WireLimits
+    var outbound: [Channel: OutboundChannel]
+    var inbound: [Channel: [String: InboundWindow]] = [:]
+    /// Stream order per channel, oldest first, so old windows can be dropped deterministically.
+    var streamOrder: [Channel: [String]] = [:]
+    /// Rejected frames by code.
+    public internal(set) var rejected: [WireError.Code: Int] = [:]
+    /// The boot identifier this engine announces in `hello`.
+    public let boot: String
+
+    /// Creates an engine; `boot` must differ between process starts that do not restore state.
+    public init(node: NodeName, boot: String, seed: UInt64, channels: [Channel: ChannelConfig],
+                reliability: ReliabilityConfig, limits: WireLimits = .default) {
+        self.node = node
+        self.limits = limits
+        self.boot = boot
+        var outbound: [Channel: OutboundChannel] = [:]
+        for channel in Channel.allCases {
+            outbound[channel] = OutboundChannel(
+                node: node, channel: channel, config: channels[channel] ?? ChannelConfig(),
+                reliability: reliability, stream: "\(boot).\(channel.topicPrefix)", seed: seed)
+        }
+        self.outbound = outbound
+    }
+
+    // MARK: Sending
+
+    /// Outbox size for `channel` (unacknowledged messages).
+    public func pending(_ channel: Channel) -> Int { outbound[channel]!.entries.count }
+
+    /// True if the outbox for `channel` has room for another message.
+    public func hasRoom(_ channel: Channel) -> Bool {
+        outbound[channel]!.entries.count < outbound[channel]!.reliability.outboxLimit
+    }
+
+    /// Sends a data message on `channel`. The caller checks `hasRoom` first and refuses the write
+    /// otherwise (see `outboxFullEvent`); nothing is dropped here.
+    public mutating func send(_ channel: Channel, kind: MessageKind, body: JSONObject, summary: JSONObject,
+                              now: EmulatedInstant) -> [NodeAction] {
+        precondition(hasRoom(channel), "Invalid state: send on a full outbox for \(channel)")
+        return outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now)
+    }
+
+    /// The event for a write refused because the outbox is full.
+    public func outboxFullEvent(_ channel: Channel, now: EmulatedInstant) -> NodeAction {
+        .emit(Event(at: now, node: node, name: "sync.outbox.full", level: .warning, fields: [
+            "channel": .string(channel.rawValue), "pending": .int(Int64(pending(channel))),
+            "limit": .int(Int64(outbound[channel]!.reliability.outboxLimit)),
+        ]))
+    }
+
+    /// Earliest instant at which `advance` has work.
+    public var nextDeadline: EmulatedInstant? {
+        Channel.allCases.compactMap { outbound[$0]!.nextDeadline }.min()
+    }
+
+    /// Releases delayed messages, retransmits, ends partitions.
+    public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        for channel in Channel.allCases { actions += outbound[channel]!.advance(to: now) }
+        return actions
+    }
+
+    /// The peer just connected or announced itself: retransmit everything unacknowledged.
+    public mutating func peerAppeared(now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        for channel in Channel.allCases { actions += outbound[channel]!.retransmitAll(now: now) }
+        return actions
+    }
+
+    /// A `hello` frame announcing this node.
+    public func helloFrame(now: EmulatedInstant) -> WireFrame {
+        var streams = JSONObject()
+        for channel in Channel.allCases { streams.append(channel.rawValue, .string(outbound[channel]!.stream)) }
+        return WireCodec.encode(Envelope(from: node, stream: boot, seq: 0, sentAt: now, channel: nil, kind: .hello,
+                                         body: ["streams": .object(streams)]))
+    }
+
+    /// Starts or ends a manual partition of `channel`.
+    public mutating func setPartition(_ channel: Channel, _ on: Bool, now: EmulatedInstant) -> [NodeAction] {
+        outbound[channel]!.setManualPartition(on, now: now)
+    }
+
+    /// True while `channel` carries nothing (manual or scheduled partition).
+    public func isPartitioned(_ channel: Channel, at now: EmulatedInstant) -> Bool {
+        outbound[channel]!.isPartitioned(at: now)
+    }
+
+    /// Counters for `channel`.
+    public func counters(_ channel: Channel) -> ChannelCounters { outbound[channel]!.counters }
+
+    /// The stream id of this node's outbound `channel`.
+    public func stream(_ channel: Channel) -> String { outbound[channel]!.stream }
+
+    /// Restores a durable outbox after a restart: same stream, same sequence numbers.
+    public mutating func restore(_ channel: Channel, stream: String, nextSeq: UInt64, outbox: [OutboxRecord],
+                                 windows: [InboundWindow], now: EmulatedInstant) {
+        outbound[channel]!.stream = stream
+        outbound[channel]!.restore(outbox, nextSeq: nextSeq, now: now)
+        for window in windows {
+            inbound[channel, default: [:]][window.stream] = window
+            streamOrder[channel, default: []].append(window.stream)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// Where a node listens and keeps its files.
+public struct NodeEndpoints: Hashable, Sendable {
+    /// The node's PUB socket endpoint; the peer's SUB connects here.
+    public var publish: String
+    /// The node's REP control socket endpoint.
+    public var control: String
+    /// The node's data directory (database, event log).
+    public var data: String
+
+    public init(publish: String, control: String, data: String) {
+        self.publish = publish
+        self.control = control
+        self.data = data
+    }
+}
+
+/// Watch behaviour settings.
+public struct WatchConfig: Hashable, Sendable {
+    /// One heart-rate sample per this much active workout time.
+    public var heartRateInterval: EmulatedDuration = .seconds(5)
+    /// A resting heart-rate sample this often outside workouts (nil: none).
+    public var restingInterval: EmulatedDuration? = .minutes(10)
+    /// The wearer's resting heart rate (bpm).
+    public var restingHeartRate: Double = 62
+
+    public init() {}
+}
+
+/// A whole pair: nodes, channels, policies. Built by `TopologyLoader` from YAML.
+public struct Topology: Hashable, Sendable {
+    public var name: String
+    /// Seeds every random draw (each node derives its own generator from it).
+    public var seed: UInt64
+    /// Emulated seconds per wall second in real runs.
+    public var timeScale: Double
+    public var nodes: [NodeName: NodeEndpoints]
+    public var channels: [Channel: ChannelConfig]
+    public var reliability: ReliabilityConfig
+    public var wire: WireLimits
+    public var watch: WatchConfig
+    public var phone: PhoneConfig
+    /// The file it came from, for messages.
+    public var sourcePath: String
+
+    public init(name: String, seed: UInt64 = 42, timeScale: Double = 1, nodes: [NodeName: NodeEndpoints],
+                channels: [Channel: ChannelConfig] = [:], reliability: ReliabilityConfig = ReliabilityConfig(),
+                wire: WireLimits = .default, watch: WatchConfig = WatchConfig(), phone: PhoneConfig = PhoneConfig(),
+                sourcePath: String = "") {
+        self.name = name
+        self.seed = seed
+        self.timeScale = timeScale
+        self.nodes = nodes
+        self.channels = channels
+        self.reliability = reliability
+        self.wire = wire
+        self.watch = watch
+        self.phone = phone
+        self.sourcePath = sourcePath
+    }
+
+    /// The seed node `node` draws from (logged at its start).
+    public func seed(for node: NodeName) -> UInt64 {
+        var random = SplitMix64(seed: seed, label: "node.\(node.rawValue)")
+        return random.next() >> 1
+    }
+
+    /// Channel settings, defaulting to an instant, fault-free channel.
+    public func channel(_ channel: Channel) -> ChannelConfig { channels[channel] ?? ChannelConfig() }
+}

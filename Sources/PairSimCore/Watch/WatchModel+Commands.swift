@@ -1,0 +1,133 @@
+/// The watch's command grammar (docs/COMMANDS.md lists the same).
+extension WatchModel {
+    public static let commands: [CommandSpec] = [
+        CommandSpec("start-workout", "<activity> [exercise…]",
+                    "start a session: \(Activity.all.map(\.name).joined(separator: ", ")); optional exercise names become records"),
+        CommandSpec("pause", "", "pause the running session"),
+        CommandSpec("resume", "", "resume the paused session"),
+        CommandSpec("finish-workout", "", "end the session: save the HKWorkout, its heart-rate samples and ExerciseRecords, sync them"),
+        CommandSpec("fail-finish", "", "make the next finish fail: records are saved with healthKitWorkoutID = nil"),
+        CommandSpec("crash", "", "the watch app dies mid-session"),
+        CommandSpec("recover", "[--no-builder]", "relaunch and recover the session; --no-builder loses the workout builder"),
+        CommandSpec("write-sample", "<type> <value> [--duration D]",
+                    "save a sample now: hrv, rhr, sleep <stage>, steps, weight, bodyfat (0–1), bmi, hr, energy"),
+        CommandSpec("out-of-range", "", "the phone is out of Bluetooth/Wi-Fi range: the healthkit channel stops"),
+        CommandSpec("in-range", "", "back in range: held healthkit messages go"),
+        CommandSpec("offline", "", "no network at all: both channels stop"),
+        CommandSpec("online", "", "network back: both channels resume"),
+        CommandSpec("status", "", "session, stores, outboxes and counters"),
+        CommandSpec("help", "", "this list"),
+    ]
+
+    public mutating func handle(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
+        do {
+            let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands, node: .watch)
+            let args = ArgumentReader(line, spec)
+            switch line.verb {
+            case "start-workout":
+                try args.expect(1...20)
+                let name = try args.choice(0, name: "activity", from: Activity.all.map(\.name))
+                return startWorkout(Activity.named(name)!, exercises: Array(line.arguments.dropFirst()), now: now)
+            case "pause":
+                try args.expect(0...0)
+                try session.pause(now: now)
+                return ok("paused", [event("workout.paused", now, ["activity": .string(session.live!.activity.name)])])
+            case "resume":
+                try args.expect(0...0)
+                try session.resume(now: now)
+                return ok("resumed", [event("workout.resumed", now, ["activity": .string(session.live!.activity.name)])])
+            case "finish-workout":
+                try args.expect(0...0)
+                try requireRoom()
+                return try finishWorkout(now: now)
+            case "fail-finish":
+                try args.expect(0...0)
+                failNextFinish = true
+                return ok("the next finish-workout will fail to save its HKWorkout", [.persist(.setValue(key: "watch.failNextFinish", true))])
+            case "crash":
+                try args.expect(0...0)
+                try session.crash(now: now)
+                return ok("watch app crashed mid-session; 'recover' resumes it", [event("workout.crashed", now), persistSession()])
+            case "recover":
+                try args.expect(0...0, options: ["no-builder"])
+                let keep = line.options["no-builder"] == nil
+                try session.recover(keepBuilder: keep, now: now)
+                return ok("session recovered (\(session.stateName))\(keep ? "" : ", without its workout builder")",
+                          [event("workout.recovered", now, ["builder": .bool(keep), "state": .string(session.stateName)]), persistSession()])
+            case "write-sample":
+                try requireRoom()
+                return try writeSample(args, now: now)
+            case "out-of-range", "in-range", "offline", "online":
+                try args.expect(0...0)
+                return partition(line.verb, now: now)
+            case "status":
+                try args.expect(0...0)
+                return CommandResult(ok: true, reply: status(now: now))
+            case "help":
+                return CommandResult(ok: true, reply: CommandGrammar.help(Self.commands, node: .watch))
+            default:
+                preconditionFailure("Invalid state: verb \(line.verb) in grammar but not handled")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func ok(_ reply: String, _ actions: [NodeAction] = []) -> CommandResult {
+        CommandResult(ok: true, reply: reply, actions: actions)
+    }
+
+    func requireRoom() throws(CommandError) {
+        for channel in Channel.allCases where !sync.hasRoom(channel) {
+            throw CommandError("refused: the \(channel) outbox is full (\(sync.pending(channel)) unacknowledged messages); try again once the phone catches up")
+        }
+    }
+
+    func persistSession() -> NodeAction {
+        .persist(.setValue(key: "watch.session", .string(session.stateName)))
+    }
+
+    mutating func startWorkout(_ activity: Activity, exercises: [String], now: EmulatedInstant) -> CommandResult {
+        do {
+            try session.start(activity, exercises: exercises.isEmpty ? activity.defaultExercises : exercises,
+                              number: sessionCount + 1, now: now)
+        } catch {
+            return .failure(error)
+        }
+        sessionCount += 1
+        return ok("started \(activity.name) session #\(sessionCount)", [
+            event("workout.started", now, ["activity": .string(activity.name), "session": .int(sessionCount)]),
+            .persist(.setValue(key: "watch.sessionCount", .int(sessionCount))),
+        ])
+    }
+
+    mutating func partition(_ verb: String, now: EmulatedInstant) -> CommandResult {
+        let channels: [Channel] = verb == "out-of-range" || verb == "in-range" ? [.healthkit] : Channel.allCases
+        let on = verb == "out-of-range" || verb == "offline"
+        var actions: [NodeAction] = []
+        for channel in channels {
+            actions += sync.setPartition(channel, on, now: now)
+            actions.append(event(on ? "sync.partition.start" : "sync.partition.end", now, ["channel": .string(channel.rawValue), "reason": .string(verb)]))
+        }
+        return ok("\(verb): \(channels.map(\.rawValue).joined(separator: " and ")) \(on ? "stopped" : "resumed")", actions)
+    }
+
+    func status(now: EmulatedInstant) -> String {
+        var lines = ["watch at \(now) seed \(seed)"]
+        if let live = session.live {
+            let active = live.segments.reduce(EmulatedDuration.zero) { $0 + (($1.end ?? now) - $1.start) }
+            lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")
+        } else {
+            lines.append("session: \(session.stateName)")
+        }
+        lines.append("healthkit store: \(store.workoutCount) workouts, \(store.sampleCount) samples")
+        lines.append("records: \(records.count)")
+        for channel in Channel.allCases {
+            let c = sync.counters(channel)
+            lines.append("\(channel): pending \(sync.pending(channel)), sent \(c.sentMessages) (\(c.sentBytes) B), retransmits \(c.retransmits), lost \(c.lost), duplicated \(c.duplicated), received \(c.receivedMessages)\(sync.isPartitioned(channel, at: now) ? ", PARTITIONED" : "")")
+        }
+        let rejected = sync.rejected.values.reduce(0, +)
+        lines.append("wire rejected: \(rejected)")
+        return lines.joined(separator: "\n")
+    }
+}

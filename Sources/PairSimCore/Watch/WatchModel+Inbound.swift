@@ -1,0 +1,51 @@
+/// What the watch takes from the phone: deletions and phone-side changes on both channels.
+extension WatchModel {
+    public mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> [NodeAction] {
+        let (inbound, actions) = sync.receive(frames: frames, now: now)
+        switch inbound {
+        case .data(let envelope):
+            return actions + apply(envelope, bytes: frames[1].count, now: now)
+        case .hello:
+            return actions + sync.peerAppeared(now: now)
+        case .duplicate, .ack, .rejected:
+            return actions
+        }
+    }
+
+    mutating func apply(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        switch envelope.kind {
+        case .objects:
+            let batch: HealthObjectsBatch
+            do { batch = try HealthObjectsBatch(body: envelope.body, limits: topology.wire) } catch {
+                return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
+            }
+            let (saved, saveOps) = store.save(workouts: batch.workouts, samples: batch.samples)
+            let (deleted, deleteOps) = store.delete(batch.deleted, now: now)
+            actions += (saveOps + deleteOps).map(NodeAction.persist)
+            for workout in saved.workouts {
+                actions.append(event("hk.saved", now, ["uuid": .string(workout.uuid.uuidString), "kind": "workout"]))
+            }
+            for object in deleted {
+                actions.append(event("hk.deleted", now, ["uuid": .string(object.uuid.uuidString), "type": .string(object.type.name)]))
+            }
+            actions += sync.accept(envelope, summary: batch.summary, now: now)
+        case .records:
+            let batch: RecordsBatch
+            do { batch = try RecordsBatch(body: envelope.body, limits: topology.wire) } catch {
+                return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
+            }
+            let (saved, saveOps) = records.save(batch.saved)
+            let (removed, deleteOps) = records.delete(batch.deleted)
+            actions += (saveOps + deleteOps).map(NodeAction.persist)
+            for record in saved {
+                actions.append(event("record.saved", now, ["id": .string(record.id.uuidString), "exercise": .string(record.exercise)]))
+            }
+            for id in removed { actions.append(event("record.deleted", now, ["id": .string(id.uuidString)])) }
+            actions += sync.accept(envelope, summary: batch.summary, now: now)
+        case .ack, .hello:
+            preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")
+        }
+        return actions
+    }
+}

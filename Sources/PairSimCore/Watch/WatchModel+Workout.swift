@@ -1,0 +1,128 @@
+import Foundation
+
+/// Finishing a workout and writing samples on demand.
+extension WatchModel {
+    mutating func finishWorkout(now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        let finished = try session.finish(now: now)
+        let live = finished.live
+        let activeSeconds = finished.activeDuration.seconds
+        let values = heartRate.workoutSeries(activity: live.activity, activeSeconds: activeSeconds,
+                                             intervalSeconds: topology.watch.heartRateInterval.seconds,
+                                             seed: seed &+ UInt64(live.number))
+        let times = Self.sampleTimes(segments: live.segments, end: finished.end, count: values.count,
+                                     interval: topology.watch.heartRateInterval)
+        var samples: [HealthSample] = []
+        samples.reserveCapacity(values.count)
+        for (time, value) in zip(times, values) {
+            samples.append(HealthSample(uuid: uuids.next(at: time), type: .heartRate, start: time, end: time, value: value, source: .watchApp))
+        }
+        let energy = HeartRateGenerator.activeEnergy(heartRates: values, activeSeconds: activeSeconds)
+        var actions: [NodeAction] = [persistSession()]
+        var workout: Workout?
+        var failure: String?
+        if failNextFinish {
+            failNextFinish = false
+            failure = "finishWorkout() failed"
+            actions.append(.persist(.setValue(key: "watch.failNextFinish", false)))
+        } else if !live.hasBuilder {
+            failure = "recovered session has no workout builder"
+        } else {
+            workout = Workout(uuid: uuids.next(at: now), activity: live.activity.name, start: live.start, end: now,
+                              activeDuration: finished.activeDuration, activeEnergy: energy, source: .watchApp)
+        }
+        let (saved, ops) = store.save(workouts: workout.map { [$0] } ?? [], samples: samples)
+        actions += ops.map(NodeAction.persist)
+        counters.samplesWritten += saved.samples.count
+        if let workout {
+            counters.workoutsFinished += 1
+            actions.append(event("workout.finished", now, [
+                "uuid": .string(workout.uuid.uuidString), "activity": .string(workout.activity),
+                "duration": .string(finished.activeDuration.description), "samples": .int(Int64(samples.count)),
+                "activeEnergy": .double(energy),
+            ]))
+        } else {
+            counters.failedFinishes += 1
+            actions.append(event("workout.finish.failed", now, level: .warning, [
+                "activity": .string(live.activity.name), "reason": .string(failure ?? "unknown"),
+                "samples": .int(Int64(samples.count)),
+            ]))
+        }
+        // W3: every record of the session carries the workout's UUID (nil when there is none).
+        let recordsMade = makeRecords(live: live, finished: finished, energy: energy, workoutID: workout?.uuid, now: now)
+        let (savedRecords, recordOps) = records.save(recordsMade)
+        counters.recordsSaved += savedRecords.count
+        actions += recordOps.map(NodeAction.persist)
+        for record in savedRecords {
+            actions.append(event("record.saved", now, [
+                "id": .string(record.id.uuidString), "exercise": .string(record.exercise),
+                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.uuidString),
+            ]))
+        }
+        actions += sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now)
+        actions += exportLater(saved: savedRecords, now: now)
+        let reply: String
+        if let workout {
+            reply = "finished \(workout.activity) workout=\(workout.uuid.uuidString) active=\(finished.activeDuration) samples=\(samples.count) activeEnergy=\(energy)kcal records=\(savedRecords.count)"
+        } else {
+            reply = "finished \(live.activity.name) without a workout (\(failure ?? "")): records=\(savedRecords.count) saved with healthKitWorkoutID=nil"
+        }
+        return ok(reply, actions)
+    }
+
+    /// Sample instants: one per `interval` of active time, walking the active segments.
+    static func sampleTimes(segments: [WorkoutSession.Segment], end: EmulatedInstant, count: Int,
+                            interval: EmulatedDuration) -> [EmulatedInstant] {
+        var times: [EmulatedInstant] = []
+        times.reserveCapacity(count)
+        var carry = EmulatedDuration.zero // active time already covered in earlier segments
+        var nextOffset = EmulatedDuration.zero
+        for segment in segments {
+            let segmentEnd = segment.end ?? end
+            let length = segmentEnd - segment.start
+            while times.count < count, nextOffset - carry <= length {
+                times.append(segment.start + (nextOffset - carry))
+                nextOffset += interval
+            }
+            carry += length
+        }
+        return times
+    }
+
+    mutating func makeRecords(live: WorkoutSession.Live, finished: WorkoutSession.Finished, energy: Double,
+                     workoutID: UUID?, now: EmulatedInstant) -> [ExerciseRecord] {
+        let parts = Int64(max(live.exercises.count, 1))
+        let share = EmulatedDuration.milliseconds(finished.activeDuration.milliseconds / parts)
+        var made: [ExerciseRecord] = []
+        for (index, name) in live.exercises.enumerated() {
+            // The app's own estimate, deliberately rougher than HealthKit's (D4: HealthKit wins).
+            let calories = HeartRateGenerator.round1(energy / Double(parts) * 0.9)
+            made.append(ExerciseRecord(id: uuids.next(at: now), exercise: name, start: live.start + share * Int64(index),
+                                       duration: share, calories: calories, healthKitWorkoutID: workoutID, source: .watchApp))
+        }
+        return made
+    }
+
+    mutating func writeSample(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        try args.expect(2...2, options: ["duration"])
+        let typeName = args.argument(0)!
+        guard let type = SampleType(name: typeName) else {
+            throw CommandError("write-sample: unknown type \"\(typeName)\" (one of: \(SampleType.allCases.map(\.shortName).joined(separator: ", ")))")
+        }
+        let value: Double
+        if type == .sleepAnalysis {
+            let stage = try args.choice(1, name: "sleep stage", from: SleepStage.allCases.map(\.name))
+            value = Double(SleepStage(name: stage)!.rawValue)
+        } else {
+            value = try args.number(1, name: "\(type.shortName) value (\(type.unit))", in: type.validRange)
+        }
+        let duration = try args.duration(option: "duration") ?? (type == .sleepAnalysis ? .hours(1) : .zero)
+        let start = now - duration
+        let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: start, end: now, value: value, source: .watchApp)
+        let (saved, ops) = store.save(workouts: [], samples: [sample])
+        counters.samplesWritten += saved.samples.count
+        let actions = ops.map(NodeAction.persist) + [
+            event("sample.written", now, ["uuid": .string(sample.uuid.uuidString), "type": .string(type.rawValue), "value": .double(value)]),
+        ] + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
+        return ok("wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.uuidString)", actions)
+    }
+}

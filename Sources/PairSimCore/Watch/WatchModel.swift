@@ -1,0 +1,134 @@
+import Foundation
+
+/// The Apple Watch: workout sessions, heart-rate generation, its HealthKit and SwiftData stores,
+/// and both sync channels to the phone.
+public struct WatchModel: NodeModel {
+    public let node = NodeName.watch
+    public let topology: Topology
+    public let seed: UInt64
+    public internal(set) var sync: SyncEngine
+    public internal(set) var session = WorkoutSession()
+    public internal(set) var store = HealthStore()
+    public internal(set) var records = RecordStore()
+    var exporter: CloudKitExporter
+    var uuids: UUIDGenerator
+    let heartRate: HeartRateGenerator
+    /// Sessions started so far; numbers each session's random series.
+    var sessionCount: Int64 = 0
+    /// Resting samples written so far.
+    var restingCount: Int64 = 0
+    var nextRestingAt: EmulatedInstant?
+    /// `fail-finish`: the next finish fails to produce an HKWorkout.
+    var failNextFinish = false
+    public internal(set) var counters = WatchCounters()
+
+    /// Creates the watch for `topology`; `boot` must be unique per process start without restored state.
+    public init(topology: Topology, boot: String) {
+        self.topology = topology
+        seed = topology.seed(for: .watch)
+        sync = SyncEngine(node: .watch, boot: boot, seed: seed, channels: topology.channels,
+                          reliability: topology.reliability, limits: topology.wire)
+        exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
+        uuids = UUIDGenerator(seed: seed, label: "watch.uuids.\(boot)")
+        heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
+    }
+
+    func event(_ name: String, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
+        .emit(Event(at: now, node: .watch, name: name, level: level, fields: fields))
+    }
+
+    public var nextDeadline: EmulatedInstant? {
+        [sync.nextDeadline, exporter.nextExportAt, nextRestingAt].compactMap { $0 }.min()
+    }
+
+    public mutating func start(now: EmulatedInstant) -> [NodeAction] {
+        if let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
+        return [event("node.started", now, [
+            "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
+            "timeScale": .double(topology.timeScale),
+        ])]
+    }
+
+    public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
+        [.publish(sync.helloFrame(now: now))] + sync.peerAppeared(now: now)
+    }
+
+    public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
+        var actions = sync.advance(to: now)
+        if exporter.isDue(at: now) { actions += exportRecords(now: now) }
+        if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
+            nextRestingAt = due + interval
+            if session.live == nil, sync.hasRoom(.healthkit) { actions += writeRestingSample(now: now) }
+        }
+        return actions
+    }
+
+    public func stop(now: EmulatedInstant) -> [NodeAction] {
+        [event("node.stopped", now, counters.json(sync: sync))]
+    }
+
+    // MARK: Sync
+
+    /// Sends HealthKit objects to the phone, split to fit the message limit.
+    mutating func sendObjects(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        let chunk = max(1, topology.wire.maxItemsPerMessage / 2)
+        var samples = batch.samples[...]
+        var first = true
+        while first || !samples.isEmpty {
+            let part = HealthObjectsBatch(workouts: first ? batch.workouts : [], samples: Array(samples.prefix(chunk)),
+                                          deleted: first ? batch.deleted : [])
+            samples = samples.dropFirst(chunk)
+            first = false
+            if part.isEmpty { break }
+            actions += sync.send(.healthkit, kind: .objects, body: part.body, summary: part.summary, now: now)
+        }
+        return actions
+    }
+
+    /// Queues record changes for CloudKit export (now, or with the next batch).
+    mutating func exportLater(saved: [ExerciseRecord] = [], deleted: [UUID] = [], now: EmulatedInstant) -> [NodeAction] {
+        let immediate = exporter.add(saved: saved, deleted: deleted, now: now)
+        var actions: [NodeAction] = [.persist(.setValue(key: "cloudkit.export", exporter.json))]
+        if immediate { actions += exportRecords(now: now) }
+        return actions
+    }
+
+    mutating func exportRecords(now: EmulatedInstant) -> [NodeAction] {
+        guard sync.hasRoom(.cloudkit) else { return [sync.outboxFullEvent(.cloudkit, now: now)] }
+        let batch = exporter.take()
+        return [event("ck.export", now, batch.summary), .persist(.setValue(key: "cloudkit.export", exporter.json))]
+            + sync.send(.cloudkit, kind: .records, body: batch.body, summary: batch.summary, now: now)
+    }
+
+    mutating func writeRestingSample(now: EmulatedInstant) -> [NodeAction] {
+        restingCount += 1
+        let value = heartRate.restingValue(index: restingCount, seed: seed)
+        let sample = HealthSample(uuid: uuids.next(at: now), type: .heartRate, start: now, end: now, value: value, source: .watchApp)
+        let (saved, ops) = store.save(workouts: [], samples: [sample])
+        counters.samplesWritten += saved.samples.count
+        return ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
+    }
+}
+
+/// What the watch has done, for `status` and its stop event.
+public struct WatchCounters: Hashable, Sendable {
+    public var workoutsFinished = 0
+    public var failedFinishes = 0
+    public var samplesWritten = 0
+    public var recordsSaved = 0
+
+    func json(sync: SyncEngine) -> JSONObject {
+        var o: JSONObject = [
+            "workouts": .int(Int64(workoutsFinished)), "failedFinishes": .int(Int64(failedFinishes)),
+            "samples": .int(Int64(samplesWritten)), "records": .int(Int64(recordsSaved)),
+        ]
+        for channel in Channel.allCases {
+            let c = sync.counters(channel)
+            o.append("\(channel).sent", .int(Int64(c.sentMessages)))
+            o.append("\(channel).retransmits", .int(Int64(c.retransmits)))
+            o.append("\(channel).pending", .int(Int64(sync.pending(channel))))
+        }
+        return o
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A field that is missing or malformed, with its full path (`body.samples[3].uuid`).
+public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Reads typed fields from a JSON object, naming the path of anything wrong.
+public struct FieldReader {
+    public let object: JSONObject
+    public let path: String
+
+    public init(_ object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    func at(_ key: String) -> String { "\(path).\(key)" }
+
+    func required(_ key: String) throws(DecodeError) -> JSON {
+        guard let value = object[key], value != .null else { throw DecodeError(path: at(key), reason: "is missing") }
+        return value
+    }
+
+    public func has(_ key: String) -> Bool { object[key].map { $0 != .null } ?? false }
+
+    public func string(_ key: String) throws(DecodeError) -> String {
+        let value = try required(key)
+        guard let text = value.stringValue else { throw DecodeError(path: at(key), reason: "expected a string, got \(value.kindName)") }
+        return text
+    }
+
+    public func optionalString(_ key: String) throws(DecodeError) -> String? {
+        guard has(key) else { return nil }
+        return try string(key)
+    }
+
+    public func int(_ key: String, min: Int64 = .min, max: Int64 = .max) throws(DecodeError) -> Int64 {
+        let value = try required(key)
+        guard let number = value.intValue else { throw DecodeError(path: at(key), reason: "expected an integer, got \(JSONWriter.string(value).prefix(40))") }
+        guard number >= min else { throw DecodeError(path: at(key), reason: "must be ≥ \(min), got \(number)") }
+        guard number <= max else { throw DecodeError(path: at(key), reason: "must be ≤ \(max), got \(number)") }
+        return number
+    }
+
+    public func double(_ key: String, min: Double = -.greatestFiniteMagnitude, max: Double = .greatestFiniteMagnitude) throws(DecodeError) -> Double {
+        let value = try required(key)
+        guard let number = value.doubleValue else { throw DecodeError(path: at(key), reason: "expected a number, got \(value.kindName)") }
+        guard number >= min, number <= max else { throw DecodeError(path: at(key), reason: "must be within \(min)…\(max), got \(number)") }
+        return number
+    }
+
+    public func optionalDouble(_ key: String, min: Double = -.greatestFiniteMagnitude, max: Double = .greatestFiniteMagnitude) throws(DecodeError) -> Double? {
+        guard has(key) else { return nil }
+        return try double(key, min: min, max: max)
+    }
+
+    public func instant(_ key: String) throws(DecodeError) -> EmulatedInstant {
+        EmulatedInstant(milliseconds: try int(key, min: 0, max: 1 << 50))
+    }
+
+    public func uuid(_ key: String) throws(DecodeError) -> UUID {
+        let text = try string(key)
+        guard let uuid = UUID(uuidString: text) else { throw DecodeError(path: at(key), reason: "invalid UUID \"\(text.prefix(40))\"") }
+        return uuid
+    }
+
+    public func optionalUUID(_ key: String) throws(DecodeError) -> UUID? {
+        guard has(key) else { return nil }
+        return try uuid(key)
+    }
+
+    public func object(_ key: String) throws(DecodeError) -> JSONObject {
+        let value = try required(key)
+        guard let object = value.objectValue else { throw DecodeError(path: at(key), reason: "expected an object, got \(value.kindName)") }
+        return object
+    }
+
+    public func reader(_ key: String) throws(DecodeError) -> FieldReader {
+        FieldReader(try object(key), path: at(key))
+    }
+
+    /// The array `key` (absent = empty), refusing more than `limit` items.
+    public func array(_ key: String, limit: Int) throws(DecodeError) -> [JSON] {
+        guard has(key) else { return [] }
+        let value = try required(key)
+        guard let items = value.arrayValue else { throw DecodeError(path: at(key), reason: "expected an array, got \(value.kindName)") }
+        guard items.count <= limit else { throw DecodeError(path: at(key), reason: "\(items.count) items exceed the limit of \(limit)") }
+        return items
+    }
+
+    /// Reads each element of array `key` as an object.
+    public func objects<T>(_ key: String, limit: Int, _ read: (FieldReader) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
+        var result: [T] = []
+        for (index, item) in try array(key, limit: limit).enumerated() {
+            let itemPath = "\(at(key))[\(index)]"
+            guard let object = item.objectValue else { throw DecodeError(path: itemPath, reason: "expected an object, got \(item.kindName)") }
+            result.append(try read(FieldReader(object, path: itemPath)))
+        }
+        return result
+    }
+}

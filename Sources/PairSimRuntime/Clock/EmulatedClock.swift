@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PairSimCore
+
+/// Real-run emulated time: `now = timeScale × (wall clock − epoch)`. Both nodes get the same epoch
+/// and scale from the launcher, so their clocks agree (R: S8).
+public struct EmulatedClock: Sendable {
+    /// Wall-clock Unix time (ms) of emulated time zero.
+    public let epochUnixMilliseconds: Int64
+    /// Emulated seconds per wall second.
+    public let timeScale: Double
+
+    public init(epochUnixMilliseconds: Int64, timeScale: Double) {
+        precondition(timeScale > 0, "Invalid time scale \(timeScale)")
+        self.epochUnixMilliseconds = epochUnixMilliseconds
+        self.timeScale = timeScale
+    }
+
+    /// The wall clock, Unix time in (fractional) milliseconds.
+    public static func wallMilliseconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) * 1_000 + Double(spec.tv_nsec) / 1_000_000
+    }
+
+    /// The current emulated instant (never before zero: a node started just ahead of the epoch
+    /// waits at zero rather than stamping negative times).
+    public func now() -> EmulatedInstant {
+        let elapsed = Self.wallMilliseconds() - Double(epochUnixMilliseconds)
+        return EmulatedInstant(milliseconds: max(0, Int64((elapsed * timeScale).rounded(.down))))
+    }
+
+    /// Wall milliseconds from now until `instant` (0 if it has passed).
+    public func wallMilliseconds(until instant: EmulatedInstant) -> Double {
+        let target = Double(epochUnixMilliseconds) + Double(instant.milliseconds) / timeScale
+        return max(0, target - Self.wallMilliseconds())
+    }
+
+    /// Wall time that `duration` of emulated time takes.
+    public func wallSeconds(_ duration: EmulatedDuration) -> Double {
+        duration.seconds / timeScale
+    }
+}

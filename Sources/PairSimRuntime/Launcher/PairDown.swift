@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import ZeroMQ
+
+/// `topology down`: stops a pair started by `topology up` (or nodes started by hand) and makes
+/// sure no process is left behind.
+public enum PairDown {
+    /// Stops the pair of `topology`; returns lines to print and whether everything stopped.
+    public static func run(_ topology: Topology) -> (lines: [String], ok: Bool) {
+        var lines: [String] = []
+        var pids: [Int32] = []
+        do {
+            if let runFile = try RunFile.read(name: topology.name) {
+                pids = [runFile.launcher] + NodeName.allCases.compactMap { runFile.pids[$0] }
+                pids = pids.filter { $0 > 0 && isAlive($0) }
+                if isAlive(runFile.launcher) {
+                    kill(runFile.launcher, SIGTERM)
+                    lines.append("sent SIGTERM to the launcher (pid \(runFile.launcher))")
+                } else {
+                    for pid in pids { kill(pid, SIGTERM) }
+                    if !pids.isEmpty { lines.append("launcher gone; sent SIGTERM to \(pids.map(String.init).joined(separator: ", "))") }
+                }
+            }
+        } catch {
+            lines.append("warning: \(error)")
+        }
+        // Nodes started without the launcher: ask them over their control sockets.
+        if pids.isEmpty, let context = try? Context() {
+            for node in NodeName.allCases {
+                let client = ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: 500)
+                if let reply = try? client.send("shutdown", context: context), reply.ok {
+                    lines.append("asked \(node)-node to shut down")
+                }
+            }
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while pids.contains(where: isAlive), Date() < deadline { usleep(50_000) }
+        var ok = true
+        for pid in pids where isAlive(pid) {
+            kill(pid, SIGKILL)
+            lines.append("pid \(pid) did not stop in 15 s: killed")
+            ok = false
+        }
+        RunFile.remove(name: topology.name)
+        if lines.isEmpty { lines.append("no running pair for topology \(topology.name)") } else { lines.append("pair \(topology.name) stopped") }
+        return (lines, ok)
+    }
+
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        // A zombie child of someone else still answers kill(0); check its state.
+        if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+           let close = stat.lastIndex(of: ")") {
+            let state = stat[stat.index(close, offsetBy: 2)]
+            return state != "Z"
+        }
+        return true
+    }
+}

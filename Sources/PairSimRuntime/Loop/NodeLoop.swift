@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import ZeroMQ
+
+/// One node's event loop on its own thread: it owns the ZeroMQ sockets, feeds the core model with
+/// frames, commands and timer firings, and performs the model's actions (persist, publish, emit).
+///
+/// Everything runs on this one thread, so the sockets stay on the thread that made them and the
+/// cooperative pool is never blocked by `zmq_poll` or storage.
+final class NodeLoop {
+    let options: NodeOptions
+    let mailbox: Mailbox
+    var model: any NodeModel
+    let storage: any NodeStorage
+    let sink: EventSink
+    let context: Context
+    let publisher: Socket
+    let subscriber: Socket
+    let control: Socket
+    var stopping = false
+    /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
+    let receiveBatch = 2_048
+
+    init(options: NodeOptions, mailbox: Mailbox, model: any NodeModel, storage: any NodeStorage) throws {
+        self.options = options
+        self.mailbox = mailbox
+        self.model = model
+        self.storage = storage
+        let data = options.endpoints.data
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        sink = try EventSink(path: data + "/events.jsonl", echo: options.echo, color: options.color)
+        context = try Context()
+        publisher = try Socket(context, .xpub)
+        try publisher.setXPubVerbose(true)
+        try publisher.setSendHighWaterMark(200_000)
+        subscriber = try Socket(context, .sub)
+        try subscriber.setReceiveHighWaterMark(200_000)
+        try subscriber.setMaxMessageSize(Int64(options.topology.wire.maxEnvelopeBytes) * 2)
+        try subscriber.setReconnectInterval(milliseconds: 50)
+        try subscriber.subscribe("")
+        control = try Socket(context, .rep)
+        try Self.bind(publisher, options.endpoints.publish, what: "publish")
+        try Self.bind(control, options.endpoints.control, what: "control")
+        try subscriber.connect(options.peerEndpoints.publish)
+    }
+
+    static func bind(_ socket: Socket, _ endpoint: String, what: String) throws {
+        if endpoint.hasPrefix("ipc://") {
+            let path = String(endpoint.dropFirst(6))
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            // A socket file left by a killed process would make bind fail with EADDRINUSE on some systems.
+            unlink(path)
+        }
+        do { try socket.bind(endpoint) } catch {
+            throw RuntimeError("cannot bind the \(what) socket to \(endpoint): \(error.message)")
+        }
+    }
+
+    /// Runs until stopped; returns normally on a graceful stop.
+    func run() throws {
+        var actions = model.start(now: options.clock.now())
+        actions.append(.emit(Event(at: options.clock.now(), node: options.node, name: "node.ready", fields: [
+            "publish": .string(options.endpoints.publish), "control": .string(options.endpoints.control),
+            "peer": .string(options.peerEndpoints.publish),
+        ])))
+        try perform(actions)
+        var poller = Poller()
+        let publisherIndex = poller.add(publisher)
+        let subscriberIndex = poller.add(subscriber)
+        let controlIndex = poller.add(control)
+        let mailboxIndex = poller.add(fileDescriptor: mailbox.fileDescriptor)
+        while !stopping {
+            let timeout = pollTimeout()
+            let ready = try poller.poll(timeoutMilliseconds: timeout)
+            var actions: [NodeAction] = []
+            var replies: [(CommandResult, @Sendable (CommandResult) -> Void)] = []
+            if ready[publisherIndex].contains(.readable) { actions += takeSubscriptions() }
+            if ready[subscriberIndex].contains(.readable) { actions += takeFrames() }
+            if ready[mailboxIndex].contains(.readable) {
+                for input in mailbox.drain() {
+                    switch input {
+                    case .command(let text, let reply):
+                        let result = handle(text)
+                        actions += result.actions
+                        replies.append((result, reply))
+                    case .stop:
+                        stopping = true
+                    }
+                }
+            }
+            var controlReply: CommandResult?
+            if ready[controlIndex].contains(.readable), let request = try control.receiveMultipart(dontWait: true) {
+                let text = String(decoding: request.first ?? [], as: UTF8.self)
+                let result = handle(text)
+                actions += result.actions
+                controlReply = result
+            }
+            if let deadline = model.nextDeadline, deadline <= options.clock.now() {
+                actions += model.advance(to: options.clock.now())
+            }
+            try perform(actions)
+            for (result, reply) in replies { reply(result) }
+            if let controlReply {
+                try control.send(multipart: [Array((controlReply.ok ? "ok" : "error").utf8), Array(controlReply.reply.utf8)])
+            }
+            if let parent = options.parentPID, getppid() != parent {
+                sink.printLine("launcher (pid \(parent)) is gone; stopping")
+                stopping = true
+            }
+        }
+        try perform(model.stop(now: options.clock.now()))
+        sink.flush()
+    }
+
+    /// Wall milliseconds until the model's next deadline, capped so the parent check runs.
+    func pollTimeout() -> Int {
+        guard let deadline = model.nextDeadline else { return 250 }
+        let wall = options.clock.wallMilliseconds(until: deadline)
+        return Int(min(250, wall.rounded(.up)))
+    }
+
+    /// XPUB subscription messages: a peer SUB (re)connected, so it can hear us now.
+    func takeSubscriptions() -> [NodeAction] {
+        var actions: [NodeAction] = []
+        while let frames = try? publisher.receiveMultipart(dontWait: true) {
+            if let first = frames.first?.first, first == 1 {
+                actions += model.peerConnected(now: options.clock.now())
+            }
+        }
+        return actions
+    }
+
+    func takeFrames() -> [NodeAction] {
+        var actions: [NodeAction] = []
+        var taken = 0
+        while taken < receiveBatch, let frames = try? subscriber.receiveMultipart(dontWait: true) {
+            actions += model.receive(frames: frames, now: options.clock.now())
+            taken += 1
+        }
+        return actions
+    }
+
+    /// Commands handled by the process itself rather than the model: `ping`, `shutdown`.
+    func handle(_ text: String) -> CommandResult {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch trimmed {
+        case "ping":
+            return CommandResult(ok: true, reply: "pong \(options.node) at \(options.clock.now())")
+        case "shutdown":
+            stopping = true
+            return CommandResult(ok: true, reply: "\(options.node) stopping")
+        default:
+            var result = model.handle(commandText: trimmed, now: options.clock.now())
+            if !result.ok {
+                result.actions.append(.emit(Event(at: options.clock.now(), node: options.node, name: "command.failed",
+                                                  level: .warning, fields: ["command": .string(String(trimmed.prefix(200))),
+                                                                            "reason": .string(result.reply)])))
+            }
+            return result
+        }
+    }
+
+    /// Performs a turn's actions: persist (one commit), then publish, then emit.
+    func perform(_ actions: [NodeAction]) throws {
+        guard !actions.isEmpty else { return }
+        var operations: [PersistOp] = []
+        for case .persist(let op) in actions { operations.append(op) }
+        if !operations.isEmpty { try storage.commit(operations) }
+        for case .publish(let frame) in actions {
+            // A full PUB queue drops silently; the outbox retransmits until acknowledged.
+            _ = try publisher.send(multipart: [Array(frame.topic.utf8), frame.payload], dontWait: true)
+        }
+        for case .emit(let event) in actions { sink.write(event) }
+        sink.flush()
+    }
+
+    func close() {
+        publisher.close()
+        subscriber.close()
+        control.close()
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import PairSimConfig
+import PairSimCore
+
+/// Command-line options shared by `watch-node` and `phone-node`.
+public struct NodeArguments: ParsableArguments {
+    @Option(name: [.short, .long], help: "Topology file: endpoints, data directory, seed, time scale, channels, policies.")
+    public var topology: String = "Topologies/default.yaml"
+
+    @Option(help: ArgumentHelp("Wall-clock Unix time in milliseconds that is emulated time zero. The launcher gives both nodes the same one so their clocks agree. Default: now.", valueName: "unix-ms"))
+    public var epoch: Int64?
+
+    @Option(help: ArgumentHelp("Emulated seconds per wall second (overrides the topology's timeScale), e.g. 60 makes a minute pass in a second.", valueName: "factor"))
+    public var timeScale: Double?
+
+    @Flag(help: "Do not read commands from stdin.")
+    public var noStdin = false
+
+    @Flag(help: "Do not print events on stdout (they still go to events.jsonl in the data directory).")
+    public var quiet = false
+
+    @Option(help: ArgumentHelp("Colour stdout: auto (when a terminal), always, never.", valueName: "when"))
+    public var color: String = "auto"
+
+    @Option(help: ArgumentHelp("Stop when this process is no longer the parent (set by the launcher so nodes never outlive it).", valueName: "pid"))
+    public var parentPid: Int32?
+
+    public init() {}
+
+    public func validate() throws {
+        if let timeScale, !(timeScale > 0 && timeScale <= 1_000_000) {
+            throw ValidationError("--time-scale must be above 0 and at most 1000000, got \(timeScale)")
+        }
+        guard ["auto", "always", "never"].contains(color) else {
+            throw ValidationError("--color must be auto, always or never, got \"\(color)\"")
+        }
+    }
+
+    /// Loads the topology and builds the node's options.
+    public func options(for node: NodeName) throws -> NodeOptions {
+        let loaded: Topology
+        do {
+            loaded = try TopologyLoader.load(path: topology)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        var topology = loaded
+        if let timeScale { topology.timeScale = timeScale }
+        let epoch = self.epoch ?? Int64(EmulatedClock.wallMilliseconds())
+        let useColor = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) != 0)
+        return NodeOptions(node: node, topology: topology,
+                           clock: EmulatedClock(epochUnixMilliseconds: epoch, timeScale: topology.timeScale),
+                           readStdin: !noStdin, parentPID: parentPid, echo: !quiet, color: useColor)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import PairSimCore
+import ServiceLifecycle
+
+/// A node process as a ServiceLifecycle `Service`: starts the node's loop thread, waits for it,
+/// and asks it to stop on graceful shutdown (SIGINT/SIGTERM via the `ServiceGroup`).
+public struct NodeService: Service {
+    public let options: NodeOptions
+    public let mailbox: Mailbox
+    let makeModel: @Sendable (NodeOptions, String) -> any NodeModel
+
+    /// Creates the service; `makeModel` builds the core model for a boot id.
+    public init(options: NodeOptions, mailbox: Mailbox = Mailbox(),
+                makeModel: @escaping @Sendable (NodeOptions, String) -> any NodeModel) {
+        self.options = options
+        self.mailbox = mailbox
+        self.makeModel = makeModel
+    }
+
+    public func run() async throws {
+        let options = self.options
+        let mailbox = self.mailbox
+        let makeModel = self.makeModel
+        try await withGracefulShutdownHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                let thread = Thread {
+                    do {
+                        let boot = Self.newBootID()
+                        let loop = try NodeLoop(options: options, mailbox: mailbox,
+                                                model: makeModel(options, boot), storage: EphemeralStorage())
+                        defer { loop.close() }
+                        try loop.run()
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                thread.name = "\(options.node)-loop"
+                thread.start()
+            }
+        } onGracefulShutdown: {
+            mailbox.post(.stop)
+        }
+    }
+
+    /// A boot id unique to this process start (streams restart when state is not restored).
+    static func newBootID() -> String {
+        var random = SystemRandomNumberGenerator()
+        let value = random.next() & 0xFFFF_FFFF_FFFF
+        return String(value, radix: 36)
+    }
+}
+
+/// Builds and runs a node process: the service, stdin commands, signal handling. The
+/// `watch-node` and `phone-node` executables call this; so can tests.
+public enum NodeRunner {
+    /// The core model for `options.node`.
+    @Sendable public static func makeModel(_ options: NodeOptions, boot: String) -> any NodeModel {
+        switch options.node {
+        case .watch: WatchModel(topology: options.topology, boot: boot)
+        case .phone: PhoneModel(topology: options.topology, boot: boot)
+        }
+    }
+
+    /// Runs the node until SIGINT/SIGTERM or `shutdown`.
+    public static func run(_ options: NodeOptions) async throws {
+        var logger = Logger(label: "pairsim.\(options.node)")
+        logger.logLevel = .warning
+        let mailbox = Mailbox()
+        let service = NodeService(options: options, mailbox: mailbox) { makeModel($0, boot: $1) }
+        if options.readStdin { StdinReader.start(mailbox: mailbox) }
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}

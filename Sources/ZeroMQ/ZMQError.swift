@@ -1,0 +1,26 @@
+import CZeroMQ
+
+/// An error reported by libzmq, carrying zmq's own text and the operation that failed.
+public struct ZMQError: Error, Hashable, CustomStringConvertible {
+    /// The `errno` value libzmq reported.
+    public var code: Int32
+    /// What the wrapper was doing, e.g. `bind tcp://127.0.0.1:7401`.
+    public var operation: String
+    /// zmq's description of `code` (`zmq_strerror`).
+    public var message: String
+
+    /// Captures the current `zmq_errno()` for `operation`.
+    public static func last(_ operation: String) -> ZMQError {
+        let code = zmq_errno()
+        return ZMQError(code: code, operation: operation, message: String(cString: zmq_strerror(code)))
+    }
+
+    /// True when the call would have blocked (`EAGAIN`): no message, or the send queue is full.
+    public var isWouldBlock: Bool { code == EAGAIN }
+    /// True when a blocking call was interrupted by a signal (`EINTR`).
+    public var isInterrupted: Bool { code == EINTR }
+    /// True when the context was terminated (`ETERM`).
+    public var isTerminated: Bool { code == ETERM }
+
+    public var description: String { "\(operation): \(message) (errno \(code))" }
+}

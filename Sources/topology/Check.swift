@@ -1,0 +1,31 @@
+import ArgumentParser
+import PairSimCore
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate topology files and print what they describe.")
+
+    @Argument(help: "Topology files.")
+    var files: [String]
+
+    func run() throws {
+        for file in files {
+            let topology = try loadTopology(file)
+            print("\(file): ok — \(topology.name), seed \(topology.seed), time scale \(topology.timeScale)×")
+            for node in NodeName.allCases {
+                let e = topology.nodes[node]!
+                print("  \(node): publish \(e.publish), control \(e.control), data \(e.data)")
+            }
+            for channel in Channel.allCases {
+                let c = topology.channel(channel)
+                var text = "  \(channel): latency \(c.latency)"
+                if c.loss > 0 { text += ", loss \(c.loss)" }
+                if c.duplicate > 0 { text += ", duplicate \(c.duplicate)" }
+                if c.reorder > 0 { text += ", reorder \(c.reorder)" }
+                if let export = c.exportInterval { text += ", export every \(export)" }
+                if !c.partitions.isEmpty { text += ", \(c.partitions.count) partition window(s)" }
+                print(text)
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import PairSimCore
+import PairSimRuntime
+
+struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print both nodes' event logs merged by emulated time.",
+        discussion: "Reads events.jsonl from each node's data directory; works while the pair runs or after.")
+
+    @Argument(help: "Topology file whose data directories to read.")
+    var file: String = "Topologies/default.yaml"
+
+    @Option(help: ArgumentHelp("Only this node: watch or phone.", valueName: "node"))
+    var node: String?
+
+    @Option(help: ArgumentHelp("Only events whose name starts with this, e.g. sync. or hk.saved.", valueName: "prefix"))
+    var event: String?
+
+    @Option(help: ArgumentHelp("Only lines containing this text, e.g. a workout UUID.", valueName: "text"))
+    var grep: String?
+
+    @Flag(help: "Print JSON lines instead of readable ones.")
+    var json = false
+
+    func run() throws {
+        if let node, NodeName(rawValue: node) == nil { throw ValidationError("--node must be watch or phone, got \"\(node)\"") }
+        for event in try EventLog.merged(try loadTopology(file)) {
+            if let node, event.node.rawValue != node { continue }
+            if let prefix = self.event, !event.name.hasPrefix(prefix) { continue }
+            let line = json ? String(decoding: event.jsonLine, as: UTF8.self) : "\(event.node) │ \(event.humanLine)"
+            if let grep, !line.contains(grep) { continue }
+            print(line)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct TopologyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "topology",
+        abstract: "Start, drive, inspect and stop a watch-node/phone-node pair described by a topology file.",
+        discussion: "Topology files: docs/TOPOLOGY.md. Commands for ctl: docs/COMMANDS.md. Events: docs/EVENTS.md.",
+        subcommands: [Up.self, Down.self, Ctl.self, Log.self, Check.self])
+}
