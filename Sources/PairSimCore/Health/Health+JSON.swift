@@ -124,6 +124,7 @@ public struct HealthObjectsBatch: Hashable, Sendable {
     public var summary: JSONObject {
         var o = JSONObject()
         if !workouts.isEmpty { o.append("workouts", .int(Int64(workouts.count))) }
+        if workouts.count == 1 { o.append("workout", .string(workouts[0].uuid.uuidString)) }
         if !samples.isEmpty { o.append("samples", .int(Int64(samples.count))) }
         if !deleted.isEmpty { o.append("deleted", .int(Int64(deleted.count))) }
         return o

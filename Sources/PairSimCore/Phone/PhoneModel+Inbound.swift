@@ -38,7 +38,7 @@ extension PhoneModel {
         counters.workoutsSaved += saved.workouts.count
         counters.samplesSaved += saved.samples.count
         for workout in saved.workouts {
-            actions.append(event("hk.saved", now, [
+            actions.append(event(.hkSaved, now, [
                 "kind": "workout", "uuid": .string(workout.uuid.uuidString), "activity": .string(workout.activity),
                 "activeEnergy": workout.activeEnergy.map(JSON.double) ?? .null, "source": .string(workout.source.name),
             ]))
@@ -47,10 +47,10 @@ extension PhoneModel {
             let ofType = saved.samples.filter { $0.type == type }
             var fields: JSONObject = ["kind": "samples", "type": .string(type.rawValue), "count": .int(Int64(ofType.count))]
             if ofType.count == 1 { fields.append("uuid", .string(ofType[0].uuid.uuidString)) }
-            actions.append(event("hk.saved", now, fields))
+            actions.append(event(.hkSaved, now, fields))
         }
         for object in deleted {
-            actions.append(event("hk.deleted", now, ["uuid": .string(object.uuid.uuidString), "type": .string(object.type.name)]))
+            actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.uuidString), "type": .string(object.type.name)]))
         }
         return actions
     }
@@ -61,12 +61,12 @@ extension PhoneModel {
         var actions = (saveOps + deleteOps).map(NodeAction.persist)
         counters.recordsSaved += saved.count
         for record in saved {
-            actions.append(event("record.saved", now, [
+            actions.append(event(.recordSaved, now, [
                 "id": .string(record.id.uuidString), "exercise": .string(record.exercise),
                 "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.uuidString),
             ]))
         }
-        for id in removed { actions.append(event("record.deleted", now, ["id": .string(id.uuidString)])) }
+        for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.uuidString)])) }
         return actions
     }
 }

@@ -17,14 +17,14 @@ public struct PhoneModel: NodeModel {
                           reliability: topology.reliability, limits: topology.wire)
     }
 
-    func event(_ name: String, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
-        .emit(Event(at: now, node: .phone, name: name, level: level, fields: fields))
+    func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
+        .emit(Event(at: now, node: .phone, name, level: level, fields: fields))
     }
 
     public var nextDeadline: EmulatedInstant? { sync.nextDeadline }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
-        [event("node.started", now, [
+        [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale),
         ])]
@@ -39,7 +39,7 @@ public struct PhoneModel: NodeModel {
     }
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
-        [event("node.stopped", now, counters.json(sync: sync))]
+        [event(.nodeStopped, now, counters.json(sync: sync))]
     }
 }
 

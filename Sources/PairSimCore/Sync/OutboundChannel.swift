@@ -65,10 +65,10 @@ struct OutboundChannel: Sendable {
         manuallyPartitioned || config.partitions.contains { $0.covers(channel, at: now) }
     }
 
-    func event(_ name: String, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject) -> NodeAction {
+    func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject) -> NodeAction {
         var all: JSONObject = ["channel": .string(channel.rawValue)]
         for member in fields.members { all.append(member.key, member.value) }
-        return .emit(Event(at: now, node: node, name: name, level: level, fields: all))
+        return .emit(Event(at: now, node: node, name, level: level, fields: all))
     }
 
     // MARK: Sending
@@ -93,7 +93,7 @@ struct OutboundChannel: Sendable {
         var actions: [NodeAction] = [
             .persist(.outboxPut(channel, record)),
             .persist(.setValue(key: "sync.\(channel).nextSeq", .int(Int64(nextSeq)))),
-            event("sync.sent", now, fields),
+            event(.syncSent, now, fields),
         ]
         if latency <= .zero {
             actions += transmit(seq, now: now, isRetransmit: false)
@@ -114,7 +114,7 @@ struct OutboundChannel: Sendable {
                 if wasInFlight { inFlight -= 1 }
                 entry.state = .held
                 counters.held += 1
-                actions.append(event("sync.held", now, ["seq": .int(Int64(seq)), "reason": "partition"]))
+                actions.append(event(.syncHeld, now, ["seq": .int(Int64(seq)), "reason": "partition"]))
                 if let end = partitionEnd(after: now) { timers.insert(Timer(at: end, seq: seq, kind: .partitionEnd)) }
             }
             entries[seq] = entry
@@ -135,11 +135,11 @@ struct OutboundChannel: Sendable {
         timers.insert(Timer(at: retryAt, seq: seq, kind: .retry))
         if isRetransmit {
             counters.retransmits += 1
-            actions.append(event("sync.retransmit", now, ["seq": .int(Int64(seq)), "attempt": .int(Int64(entry.attempts))]))
+            actions.append(event(.syncRetransmit, now, ["seq": .int(Int64(seq)), "attempt": .int(Int64(entry.attempts))]))
         }
         if random.chance(config.loss) {
             counters.lost += 1
-            actions.append(event("sync.lost", now, ["seq": .int(Int64(seq)), "attempt": .int(Int64(entry.attempts))]))
+            actions.append(event(.syncLost, now, ["seq": .int(Int64(seq)), "attempt": .int(Int64(entry.attempts))]))
         } else {
             actions.append(.publish(entry.record.frame))
             counters.sentMessages += 1
@@ -148,7 +148,7 @@ struct OutboundChannel: Sendable {
                 let extra = EmulatedDuration.milliseconds(Int64(random.uniform(0, Double(config.reorderWindow.milliseconds))))
                 timers.insert(Timer(at: now + extra, seq: seq, kind: .duplicateCopy))
                 counters.duplicated += 1
-                actions.append(event("sync.duplicated", now, ["seq": .int(Int64(seq)), "after": .string(extra.description)]))
+                actions.append(event(.syncDuplicated, now, ["seq": .int(Int64(seq)), "after": .string(extra.description)]))
             }
         }
         entries[seq] = entry
@@ -202,7 +202,7 @@ struct OutboundChannel: Sendable {
         counters.acked += removed.count
         var actions: [NodeAction] = [
             .persist(.outboxRemove(channel, removed)),
-            event("sync.acked", now, ["seqs": .string(SeqRanges.describe(removed)), "pending": .int(Int64(entries.count))]),
+            event(.syncAcked, now, ["seqs": .string(SeqRanges.describe(removed)), "pending": .int(Int64(entries.count))]),
         ]
         actions += drainWindow(now: now)
         return actions

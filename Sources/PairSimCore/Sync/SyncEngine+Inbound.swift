@@ -27,7 +27,7 @@ extension SyncEngine {
             if let window, window.contains(envelope.seq) {
                 outbound[channel]!.counters.duplicatesDropped += 1
                 return (.duplicate, [
-                    .emit(Event(at: now, node: node, name: "sync.duplicate", fields: [
+                    .emit(Event(at: now, node: node, .syncDuplicate, fields: [
                         "channel": .string(channel.rawValue), "seq": .int(Int64(envelope.seq)),
                     ])),
                     .publish(ackFrame(channel, window: window, now: now)),
@@ -53,7 +53,7 @@ extension SyncEngine {
         return [
             .persist(.inbound(channel, window)),
             .publish(ackFrame(channel, window: window, now: now)),
-            .emit(Event(at: now, node: node, name: "sync.received", fields: fields)),
+            .emit(Event(at: now, node: node, .syncReceived, fields: fields)),
         ]
     }
 
@@ -67,7 +67,7 @@ extension SyncEngine {
         var fields: JSONObject = ["code": .string(error.code.rawValue), "reason": .string(error.message)]
         if let topic { fields.append("topic", .string(String(topic.prefix(40)))) }
         fields.append("bytes", .int(Int64(bytes)))
-        return .emit(Event(at: now, node: node, name: "wire.rejected", level: .warning, fields: fields))
+        return .emit(Event(at: now, node: node, .wireRejected, level: .warning, fields: fields))
     }
 
     mutating func rememberStream(_ stream: String, _ channel: Channel) {

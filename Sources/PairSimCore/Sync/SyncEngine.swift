@@ -61,7 +61,7 @@ public struct SyncEngine: Sendable {
 
     /// The event for a write refused because the outbox is full.
     public func outboxFullEvent(_ channel: Channel, now: EmulatedInstant) -> NodeAction {
-        .emit(Event(at: now, node: node, name: "sync.outbox.full", level: .warning, fields: [
+        .emit(Event(at: now, node: node, .syncOutboxFull, level: .warning, fields: [
             "channel": .string(channel.rawValue), "pending": .int(Int64(pending(channel))),
             "limit": .int(Int64(outbound[channel]!.reliability.outboxLimit)),
         ]))

@@ -28,7 +28,8 @@ public struct HeartRateGenerator: Hashable, Sendable {
             var target: Double
             if t < warmUp {
                 let progress = t / max(warmUp, 1)
-                target = restingHeartRate + 25 + (steady - restingHeartRate - 25) * progress * (2 - progress)
+                let from = restingHeartRate + 0.3 * (steady - restingHeartRate)
+                target = from + (steady - from) * progress * (2 - progress)
             } else {
                 target = steady + 4 * (t / 3_600) // cardiac drift: about 4 bpm per hour
                 if activity.intervalSeconds > 0 {
@@ -39,7 +40,7 @@ public struct HeartRateGenerator: Hashable, Sendable {
             let toEnd = activeSeconds - t
             if toEnd < coolDown {
                 let progress = 1 - toEnd / max(coolDown, 1)
-                target -= (target - (restingHeartRate + 30)) * progress
+                target -= (target - (restingHeartRate + 0.45 * (steady - restingHeartRate))) * progress
             }
             noise = correlation * noise + innovation * random.standardNormal()
             values.append(Self.round1(min(max(target + noise, 40), 210)))

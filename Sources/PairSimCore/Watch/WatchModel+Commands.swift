@@ -31,11 +31,11 @@ extension WatchModel {
             case "pause":
                 try args.expect(0...0)
                 try session.pause(now: now)
-                return ok("paused", [event("workout.paused", now, ["activity": .string(session.live!.activity.name)])])
+                return ok("paused", [event(.workoutPaused, now, ["activity": .string(session.live!.activity.name)])])
             case "resume":
                 try args.expect(0...0)
                 try session.resume(now: now)
-                return ok("resumed", [event("workout.resumed", now, ["activity": .string(session.live!.activity.name)])])
+                return ok("resumed", [event(.workoutResumed, now, ["activity": .string(session.live!.activity.name)])])
             case "finish-workout":
                 try args.expect(0...0)
                 try requireRoom()
@@ -47,13 +47,13 @@ extension WatchModel {
             case "crash":
                 try args.expect(0...0)
                 try session.crash(now: now)
-                return ok("watch app crashed mid-session; 'recover' resumes it", [event("workout.crashed", now), persistSession()])
+                return ok("watch app crashed mid-session; 'recover' resumes it", [event(.workoutCrashed, now), persistSession()])
             case "recover":
                 try args.expect(0...0, options: ["no-builder"])
                 let keep = line.options["no-builder"] == nil
                 try session.recover(keepBuilder: keep, now: now)
                 return ok("session recovered (\(session.stateName))\(keep ? "" : ", without its workout builder")",
-                          [event("workout.recovered", now, ["builder": .bool(keep), "state": .string(session.stateName)]), persistSession()])
+                          [event(.workoutRecovered, now, ["builder": .bool(keep), "state": .string(session.stateName)]), persistSession()])
             case "write-sample":
                 try requireRoom()
                 return try writeSample(args, now: now)
@@ -96,7 +96,7 @@ extension WatchModel {
         }
         sessionCount += 1
         return ok("started \(activity.name) session #\(sessionCount)", [
-            event("workout.started", now, ["activity": .string(activity.name), "session": .int(sessionCount)]),
+            event(.workoutStarted, now, ["activity": .string(activity.name), "session": .int(sessionCount)]),
             .persist(.setValue(key: "watch.sessionCount", .int(sessionCount))),
         ])
     }
@@ -107,7 +107,7 @@ extension WatchModel {
         var actions: [NodeAction] = []
         for channel in channels {
             actions += sync.setPartition(channel, on, now: now)
-            actions.append(event(on ? "sync.partition.start" : "sync.partition.end", now, ["channel": .string(channel.rawValue), "reason": .string(verb)]))
+            actions.append(event(on ? .syncPartitionStart : .syncPartitionEnd, now, ["channel": .string(channel.rawValue), "reason": .string(verb)]))
         }
         return ok("\(verb): \(channels.map(\.rawValue).joined(separator: " and ")) \(on ? "stopped" : "resumed")", actions)
     }

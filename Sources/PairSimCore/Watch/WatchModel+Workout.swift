@@ -35,14 +35,14 @@ extension WatchModel {
         counters.samplesWritten += saved.samples.count
         if let workout {
             counters.workoutsFinished += 1
-            actions.append(event("workout.finished", now, [
+            actions.append(event(.workoutFinished, now, [
                 "uuid": .string(workout.uuid.uuidString), "activity": .string(workout.activity),
                 "duration": .string(finished.activeDuration.description), "samples": .int(Int64(samples.count)),
                 "activeEnergy": .double(energy),
             ]))
         } else {
             counters.failedFinishes += 1
-            actions.append(event("workout.finish.failed", now, level: .warning, [
+            actions.append(event(.workoutFinishFailed, now, level: .warning, [
                 "activity": .string(live.activity.name), "reason": .string(failure ?? "unknown"),
                 "samples": .int(Int64(samples.count)),
             ]))
@@ -53,7 +53,7 @@ extension WatchModel {
         counters.recordsSaved += savedRecords.count
         actions += recordOps.map(NodeAction.persist)
         for record in savedRecords {
-            actions.append(event("record.saved", now, [
+            actions.append(event(.recordSaved, now, [
                 "id": .string(record.id.uuidString), "exercise": .string(record.exercise),
                 "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.uuidString),
             ]))
@@ -121,7 +121,7 @@ extension WatchModel {
         let (saved, ops) = store.save(workouts: [], samples: [sample])
         counters.samplesWritten += saved.samples.count
         let actions = ops.map(NodeAction.persist) + [
-            event("sample.written", now, ["uuid": .string(sample.uuid.uuidString), "type": .string(type.rawValue), "value": .double(value)]),
+            event(.sampleWritten, now, ["uuid": .string(sample.uuid.uuidString), "type": .string(type.rawValue), "value": .double(value)]),
         ] + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
         return ok("wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.uuidString)", actions)
     }

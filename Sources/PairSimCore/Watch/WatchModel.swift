@@ -33,8 +33,8 @@ public struct WatchModel: NodeModel {
         heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
     }
 
-    func event(_ name: String, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
-        .emit(Event(at: now, node: .watch, name: name, level: level, fields: fields))
+    func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
+        .emit(Event(at: now, node: .watch, name, level: level, fields: fields))
     }
 
     public var nextDeadline: EmulatedInstant? {
@@ -43,7 +43,7 @@ public struct WatchModel: NodeModel {
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
         if let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
-        return [event("node.started", now, [
+        return [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale),
         ])]
@@ -64,7 +64,7 @@ public struct WatchModel: NodeModel {
     }
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
-        [event("node.stopped", now, counters.json(sync: sync))]
+        [event(.nodeStopped, now, counters.json(sync: sync))]
     }
 
     // MARK: Sync
@@ -97,7 +97,7 @@ public struct WatchModel: NodeModel {
     mutating func exportRecords(now: EmulatedInstant) -> [NodeAction] {
         guard sync.hasRoom(.cloudkit) else { return [sync.outboxFullEvent(.cloudkit, now: now)] }
         let batch = exporter.take()
-        return [event("ck.export", now, batch.summary), .persist(.setValue(key: "cloudkit.export", exporter.json))]
+        return [event(.ckExport, now, batch.summary), .persist(.setValue(key: "cloudkit.export", exporter.json))]
             + sync.send(.cloudkit, kind: .records, body: batch.body, summary: batch.summary, now: now)
     }
 

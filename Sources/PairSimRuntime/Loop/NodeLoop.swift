@@ -63,7 +63,7 @@ final class NodeLoop {
     /// Runs until stopped; returns normally on a graceful stop.
     func run() throws {
         var actions = model.start(now: options.clock.now())
-        actions.append(.emit(Event(at: options.clock.now(), node: options.node, name: "node.ready", fields: [
+        actions.append(.emit(Event(at: options.clock.now(), node: options.node, .nodeReady, fields: [
             "publish": .string(options.endpoints.publish), "control": .string(options.endpoints.control),
             "peer": .string(options.peerEndpoints.publish),
         ])))
@@ -156,7 +156,7 @@ final class NodeLoop {
         default:
             var result = model.handle(commandText: trimmed, now: options.clock.now())
             if !result.ok {
-                result.actions.append(.emit(Event(at: options.clock.now(), node: options.node, name: "command.failed",
+                result.actions.append(.emit(Event(at: options.clock.now(), node: options.node, .commandFailed,
                                                   level: .warning, fields: ["command": .string(String(trimmed.prefix(200))),
                                                                             "reason": .string(result.reply)])))
             }

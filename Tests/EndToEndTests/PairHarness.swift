@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimConfig
+import PairSimCore
+import PairSimRuntime
+import Testing
+
+/// Spawns the real `watch-node`, `phone-node` and `topology` binaries on ipc endpoints in a
+/// private temporary directory, drives them and reads their event logs.
+final class PairHarness {
+    let directory: String
+    let topologyPath: String
+    let topology: Topology
+    private var processes: [String: Process] = [:]
+    private var outputs: [String: String] = [:]
+
+    /// Writes a topology named `name` (unique per test) with `extra` YAML appended.
+    init(_ name: String, timeScale: Double = 60, channels: String = "", extra: String = "") throws {
+        directory = NSTemporaryDirectory() + "pairsim-\(name)-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        topologyPath = directory + "/topology.yaml"
+        let channelsYAML = channels.isEmpty ? """
+            channels:
+              healthkit: { latency: 0 }
+              cloudkit: { latency: 0, exportInterval: off }
+            """ : channels
+        let yaml = """
+            name: \(name)
+            seed: 42
+            timeScale: \(timeScale)
+            nodes:
+              watch: { publish: "ipc://\(directory)/w.pub", control: "ipc://\(directory)/w.ctl", data: "\(directory)/watch" }
+              phone: { publish: "ipc://\(directory)/p.pub", control: "ipc://\(directory)/p.ctl", data: "\(directory)/phone" }
+            \(channelsYAML)
+            watch:
+              heartRate: { restingInterval: off }
+            \(extra)
+            """
+        try yaml.write(toFile: topologyPath, atomically: true, encoding: .utf8)
+        topology = try TopologyLoader.load(path: topologyPath)
+    }
+
+    deinit {
+        stopAll()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Where the package's executables were built (next to the test bundle).
+    static var binDirectory: String {
+        let candidates = [
+            URL(fileURLWithPath: Swift.CommandLine.arguments[0]).deletingLastPathComponent().path,
+            FileManager.default.currentDirectoryPath + "/.build/debug",
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/watch-node") } ?? candidates[0]
+    }
+
+    /// Starts a binary; its stdout and stderr go to a file in the directory.
+    @discardableResult
+    func spawn(_ label: String, _ executable: String, _ arguments: [String], stdin: Pipe? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/" + executable)
+        process.arguments = arguments
+        let log = directory + "/\(label).out"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        try process.run()
+        processes[label] = process
+        return process
+    }
+
+    /// Starts one node directly (no launcher) with a shared epoch.
+    @discardableResult
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil) throws -> Process {
+        var arguments = ["--topology", topologyPath, "--epoch", String(epoch), "--color", "never"]
+        if stdin == nil { arguments.append("--no-stdin") }
+        let process = try spawn(node.rawValue, "\(node)-node", arguments, stdin: stdin)
+        try waitUntilAnswering(node)
+        return process
+    }
+
+    /// Starts the pair through `topology up`.
+    @discardableResult
+    func up() throws -> Process {
+        let process = try spawn("launcher", "topology", ["up", topologyPath, "--no-stdin", "--color", "never"])
+        let deadline = Date().addingTimeInterval(30)
+        while !output("launcher").contains("topology │ pair \(topology.name) ready") {
+            guard Date() < deadline, process.isRunning else {
+                throw RuntimeError("the launcher did not report the pair ready; output:\n\(output("launcher"))")
+            }
+            usleep(50_000)
+        }
+        return process
+    }
+
+    func waitUntilAnswering(_ node: NodeName, seconds: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let reply = try? ctl(node, "ping", timeoutMilliseconds: 300), reply.ok { return }
+            usleep(50_000)
+        }
+        throw RuntimeError("\(node)-node did not answer within \(seconds) s; output:\n\(output(node.rawValue))")
+    }
+
+    /// Sends a command to a node's control socket.
+    func ctl(_ node: NodeName, _ command: String, timeoutMilliseconds: Int32 = 5_000) throws -> ControlClient.Reply {
+        try ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: timeoutMilliseconds).send(command)
+    }
+
+    /// Sends a command that must succeed; returns the reply text.
+    @discardableResult
+    func must(_ node: NodeName, _ command: String) throws -> String {
+        let reply = try ctl(node, command)
+        guard reply.ok else { throw RuntimeError("\(node) refused '\(command)': \(reply.text)") }
+        return reply.text
+    }
+
+    /// Runs the `topology` binary to completion; returns status and output.
+    func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/topology")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func events(_ node: NodeName) -> [Event] {
+        (try? EventLog.read(path: topology.nodes[node]!.data + "/events.jsonl")) ?? []
+    }
+
+    /// Polls `node`'s event log until `count` events match, or fails after `seconds`.
+    @discardableResult
+    func waitFor(_ node: NodeName, seconds: Double = 30, count: Int = 1, _ what: String,
+                 _ predicate: (Event) -> Bool) throws -> [Event] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let matches = events(node).filter(predicate)
+            if matches.count >= count { return matches }
+            if Date() > deadline {
+                throw RuntimeError("\(node): waited \(seconds) s for \(what); log:\n" + events(node).suffix(30).map(\.humanLine).joined(separator: "\n"))
+            }
+            usleep(50_000)
+        }
+    }
+
+    func output(_ label: String) -> String {
+        (try? String(contentsOfFile: directory + "/\(label).out", encoding: .utf8)) ?? ""
+    }
+
+    func process(_ label: String) -> Process? { processes[label] }
+
+    /// SIGTERM (or `signal`) to one process and wait for it.
+    func stop(_ label: String, signal: Int32 = SIGTERM) {
+        guard let process = processes[label] else { return }
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+    }
+
+    func stopAll() {
+        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = Date().addingTimeInterval(10)
+        while processes.values.contains(where: \.isRunning), Date() < deadline { usleep(20_000) }
+        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000) }
+
+    /// The workout UUID from a finish-workout reply.
+    static func workoutID(_ reply: String) throws -> String {
+        guard let range = reply.range(of: #"workout=[0-9A-F-]{36}"#, options: .regularExpression) else {
+            throw RuntimeError("no workout UUID in reply: \(reply)")
+        }
+        return String(reply[range].dropFirst("workout=".count))
+    }
+}

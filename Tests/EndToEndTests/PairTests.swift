@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+import ZeroMQ
+
+@Suite("End to end: the pair on real processes", .serialized)
+struct PairTests {
+    @Test("a workout finished on the watch reaches the phone with its UUID", .timeLimit(.minutes(2)))  // R: S1, S2, W1, W3, P2, P3
+    func workoutReachesPhone() throws {
+        let pair = try PairHarness("e2e-finish")
+        defer { pair.stopAll() }
+        try pair.up()
+        try pair.must(.watch, "start-workout running")
+        usleep(500_000) // 30 emulated seconds of running
+        let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
+        try pair.waitFor(.phone, "hk.saved of \(uuid)") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try pair.waitFor(.phone, "record.saved linked to \(uuid)") {
+            $0.name == "record.saved" && $0["healthKitWorkoutID"]?.stringValue == uuid
+        }
+        let samples = try pair.waitFor(.phone, "heart-rate samples") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" }
+        #expect((samples[0]["count"]?.intValue ?? 0) >= 6)
+        // The launcher relayed both nodes' output with prefixes.
+        let (status, text) = try pair.runTopology(["down", pair.topologyPath])
+        #expect(status == 0, "\(text)")
+        pair.process("launcher")?.waitUntilExit()
+        #expect(pair.process("launcher")?.terminationStatus == 0)
+        let relayed = pair.output("launcher")
+        #expect(relayed.contains("watch │ ") && relayed.contains("phone │ "))
+        #expect(relayed.contains("workout.finished"))
+    }
+
+    @Test("a phone started after the workout still gets everything, once", .timeLimit(.minutes(2)))  // R: S5, S6
+    func latePhone() throws {
+        let pair = try PairHarness("e2e-late")
+        defer { pair.stopAll() }
+        let epoch = PairHarness.now()
+        try pair.startNode(.watch, epoch: epoch)
+        try pair.must(.watch, "start-workout cycling")
+        usleep(300_000)
+        let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
+        try pair.must(.watch, "write-sample hrv 48")
+        sleep(3) // the watch has been publishing into the void, retransmitting with backoff
+        #expect(pair.events(.watch).contains { $0.name == "sync.retransmit" })
+        try pair.startNode(.phone, epoch: epoch)
+        try pair.waitFor(.phone, "the late workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try pair.waitFor(.phone, "the HRV sample") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
+        try pair.waitFor(.watch, "all acknowledged") { _ in try! pair.ctl(.watch, "status").text.contains("healthkit: pending 0") }
+        #expect(pair.events(.phone).filter { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }.count == 1)
+    }
+
+    @Test("unknown commands and bad arguments get an error reply; the node keeps running", .timeLimit(.minutes(1)))  // R: P3
+    func commandErrors() throws {
+        let pair = try PairHarness("e2e-ctl")
+        defer { pair.stopAll() }
+        try pair.up()
+        let unknown = try pair.ctl(.watch, "fly-to-moon")
+        #expect(!unknown.ok && unknown.text.contains("unknown watch command"))
+        let bad = try pair.ctl(.watch, "start-workout")
+        #expect(!bad.ok && bad.text.contains("usage: start-workout"))
+        let (status, output) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "finish-workout"])
+        #expect(status == 1)
+        #expect(output.contains("no session in progress"))
+        #expect(try pair.ctl(.watch, "status").ok)
+        try pair.waitFor(.watch, "command.failed events") { $0.name == "command.failed" }
+    }
+
+    @Test("commands on a node's stdin work like the control socket", .timeLimit(.minutes(1)))  // R: P3
+    func stdinCommands() throws {
+        let pair = try PairHarness("e2e-stdin")
+        defer { pair.stopAll() }
+        let input = Pipe()
+        try pair.startNode(.watch, epoch: PairHarness.now(), stdin: input)
+        input.fileHandleForWriting.write(Data("start-workout walking\nstatus\nbogus\n".utf8))
+        try pair.waitFor(.watch, "workout.started") { $0.name == "workout.started" }
+        let deadline = Date().addingTimeInterval(10)
+        while !pair.output("watch").contains("> error: unknown watch command"), Date() < deadline { usleep(50_000) }
+        let output = pair.output("watch")
+        #expect(output.contains("> started walking session #1"))
+        #expect(output.contains("> session: running walking"))
+        #expect(output.contains("> error: unknown watch command \"bogus\""))
+    }
+
+    @Test("topology down leaves no process behind", .timeLimit(.minutes(1)))  // R: P2
+    func downLeavesNothing() throws {
+        let pair = try PairHarness("e2e-down")
+        defer { pair.stopAll() }
+        let launcher = try pair.up()
+        let runFile = try String(contentsOfFile: ".pairsim/e2e-down.run.json", encoding: .utf8)
+        let pids = try JSONParser().parse(runFile)
+        let (status, _) = try pair.runTopology(["down", pair.topologyPath])
+        #expect(status == 0)
+        launcher.waitUntilExit()
+        for key in ["launcher", "watch", "phone"] {
+            let pid = Int32(pids[key]!.intValue!)
+            #expect(kill(pid, 0) != 0, "\(key) (pid \(pid)) still alive")
+        }
+        #expect(!FileManager.default.fileExists(atPath: ".pairsim/e2e-down.run.json"))
+    }
+
+    @Test("the launcher exits non-zero when a node fails", .timeLimit(.minutes(1)))  // R: P2
+    func launcherReportsFailure() throws {
+        let pair = try PairHarness("e2e-fail")
+        defer { pair.stopAll() }
+        let launcher = try pair.up()
+        let runFile = try JSONParser().parse(try String(contentsOfFile: ".pairsim/e2e-fail.run.json", encoding: .utf8))
+        kill(Int32(runFile["phone"]!.intValue!), SIGKILL)
+        launcher.waitUntilExit()
+        #expect(launcher.terminationStatus != 0)
+        #expect(pair.output("launcher").contains("phone-node exited with status"))
+    }
+}

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+import ZeroMQ
+
+@Suite("End to end: hostile frames on the wire")
+struct WireGarbageTests {
+    @Test("garbage from a raw ZeroMQ socket is rejected and logged; a valid workout still arrives", .timeLimit(.minutes(1)))  // R: S7
+    func garbageThenWorkout() throws {
+        let pair = try PairHarness("e2e-garbage")
+        defer { pair.stopAll() }
+        // Pose as the watch: bind a raw XPUB where phone-node's SUB connects.
+        let context = try Context()
+        let fake = try Socket(context, .xpub)
+        try fake.bind(pair.topology.nodes[.watch]!.publish)
+        try pair.startNode(.phone, epoch: PairHarness.now())
+        try fake.setReceiveTimeout(milliseconds: 10_000)
+        _ = try fake.receiveMultipart() // the phone's subscription: it is connected now
+        let garbage: [[[UInt8]]] = [
+            [Array("hk.objects".utf8)],
+            [Array("hk.objects".utf8), Array("{\"v\":1,\"from\":\"wat".utf8)],
+            [Array("hk.objects".utf8), [0xFF, 0x00, 0x13, 0x37]],
+            [Array("hk.objects".utf8), Array(#"{"v":99,"from":"watch","stream":"s","seq":1,"sentAt":0,"channel":"healthkit","kind":"objects","body":{}}"#.utf8)],
+            [Array("zz.whatever".utf8), Array("{}".utf8)],
+            [Array("hk.objects".utf8), Array(#"{"v":1,"from":"watch","stream":"s","seq":1,"sentAt":-5,"channel":"healthkit","kind":"objects","body":{}}"#.utf8)],
+            [Array("hk.objects".utf8), Array(#"{"v":1,"from":"watch","stream":"s","seq":2,"sentAt":0,"channel":"healthkit","kind":"objects","body":{"samples":[{"uuid":"nope","type":"heartRate","start":0,"end":0,"value":80,"source":"x"}]}}"#.utf8)],
+            [Array("hk.objects".utf8), Array(("{\"v\":1,\"pad\":\"" + String(repeating: "x", count: 5_000_000) + "\"}").utf8)],
+        ]
+        for frames in garbage { try fake.send(multipart: frames) }
+        let uuid = UUID(uuidString: "019CA6B6-5147-7797-BE9B-D99045A883A3")!
+        let workout = Workout(uuid: uuid, activity: "running", start: .zero, end: .zero + .minutes(20),
+                              activeDuration: .minutes(20), activeEnergy: 210, source: .watchApp)
+        let valid = WireCodec.encode(Envelope(from: .watch, stream: "raw.hk", seq: 1, sentAt: .zero, channel: .healthkit,
+                                              kind: .objects, body: HealthObjectsBatch(workouts: [workout]).body))
+        try fake.send(multipart: [Array(valid.topic.utf8), valid.payload])
+        try pair.waitFor(.phone, "the valid workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid.uuidString }
+        let rejected = try pair.waitFor(.phone, count: garbage.count, "one rejection per bad frame") { $0.name == "wire.rejected" }
+        let codes = Set(rejected.compactMap { $0["code"]?.stringValue })
+        #expect(codes == ["frame-count", "not-json", "unsupported-version", "unknown-topic", "bad-envelope", "bad-body", "oversized"])
+        let status = try pair.must(.phone, "status")
+        #expect(status.contains("wire rejected: \(garbage.count)"), "\(status)")
+    }
+}

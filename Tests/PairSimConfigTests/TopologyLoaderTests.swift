@@ -1,0 +1,109 @@
+import Foundation
+import PairSimCore
+import Testing
+@testable import PairSimConfig
+
+@Suite("Topology files")
+struct TopologyLoaderTests {
+    static let nodes = """
+        nodes:
+          watch: { publish: "tcp://127.0.0.1:7401", control: "ipc://w.ctl", data: "w" }
+          phone: { publish: "tcp://127.0.0.1:7402", control: "ipc://p.ctl", data: "p" }
+        """
+
+    static func parse(_ yaml: String) throws(ConfigError) -> Topology {
+        try TopologyLoader.parse(yaml: yaml, file: "test.yaml")
+    }
+
+    /// The repository's Topologies folder, found from this source file.
+    static var topologiesDirectory: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Topologies").path
+    }
+
+    @Test("every shipped topology file loads")  // R: P1
+    func shippedFiles() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.topologiesDirectory).filter { $0.hasSuffix(".yaml") }
+        #expect(files.contains("default.yaml") && files.contains("instant.yaml"))
+        for file in files {
+            _ = try TopologyLoader.load(path: Self.topologiesDirectory + "/" + file)
+        }
+    }
+
+    @Test("default.yaml has the documented latencies and time scale")  // R: P1, S3
+    func defaultTopology() throws {
+        let topology = try TopologyLoader.load(path: Self.topologiesDirectory + "/default.yaml")
+        #expect(topology.timeScale == 60)
+        #expect(topology.channel(.healthkit).latency == .uniform(min: .seconds(1), max: .seconds(4)))
+        #expect(topology.channel(.cloudkit).latency.typical == .seconds(15))
+    }
+
+    @Test("reads every latency form")  // R: S3
+    func latencyForms() throws {
+        let forms: [(String, LatencyModel)] = [
+            ("2s", .constant(.seconds(2))),
+            ("{ constant: 250ms }", .constant(.milliseconds(250))),
+            ("{ uniform: [1s, 4s] }", .uniform(min: .seconds(1), max: .seconds(4))),
+            ("{ uniform: { min: 1s, max: 4s } }", .uniform(min: .seconds(1), max: .seconds(4))),
+            ("{ exponential: { mean: 5s } }", .exponential(mean: .seconds(5))),
+            ("{ exponential: 5s }", .exponential(mean: .seconds(5))),
+            ("{ lognormal: { median: 15s, p99: 20m } }", .lognormal(median: .seconds(15), p99: .minutes(20))),
+        ]
+        for (text, model) in forms {
+            let topology = try Self.parse("name: t\n\(Self.nodes)\nchannels:\n  cloudkit: { latency: \(text) }\n")
+            #expect(topology.channel(.cloudkit).latency == model)
+        }
+    }
+
+    @Test("partition windows apply to their channels")  // R: S3
+    func partitions() throws {
+        let topology = try Self.parse("name: t\n\(Self.nodes)\npartitions:\n  - { from: 30m, to: 1h30m, channels: [healthkit] }\n")
+        #expect(topology.channel(.healthkit).partitions.count == 1)
+        #expect(topology.channel(.cloudkit).partitions.isEmpty)
+    }
+
+    // R: P1
+    @Test("refuses bad files with the key path and the reason", arguments: [
+        ("name: t\n\(nodes)\ncolour: red\n", "colour", "unknown key"),
+        ("name: t\n\(nodes)\nchannels:\n  healthkit: { latency: 15x }\n", "channels.healthkit.latency", "bad duration \"15x\""),
+        ("name: t\n\(nodes)\nchannels:\n  cloudkit: { latency: { lognormal: { median: 15s } } }\n", "channels.cloudkit.latency.lognormal.p99", "is required"),
+        ("name: t\nnodes:\n  watch: { publish: \"tcp://127.0.0.1:1\", control: \"ipc://a\", data: a }\n", "nodes.phone", "is required"),
+        ("name: t\nnodes:\n  watch: { publish: \"tcp://127.0.0.1:7401\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7401\", control: \"ipc://b\", data: b }\n", "nodes.phone.publish", "clashes"),
+        ("name: t\nnodes:\n  watch: { publish: \"tcp://0.0.0.0:7401\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7402\", control: \"ipc://b\", data: b }\n", "nodes.watch.publish", "127.0.0.1"),
+        ("name: t\nnodes:\n  watch: { publish: \"tcp://127.0.0.1\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7402\", control: \"ipc://b\", data: b }\n", "nodes.watch.publish", "needs a port"),
+        ("name: t\n\(nodes)\nchannels:\n  cloudkit: { loss: 1.5 }\n", "channels.cloudkit.loss", "between 0 and 1"),
+        ("name: t\n\(nodes)\nchannels:\n  healthkit: { exportInterval: 5s }\n", "channels.healthkit.exportInterval", "unknown key"),
+        ("name: t\n\(nodes)\ntimeScale: fast\n", "timeScale", "expected a number"),
+        ("name: t\n\(nodes)\npartitions:\n  - { from: 2h, to: 1h }\n", "partitions[0].to", "must be after"),
+        ("name: \"a b\"\n\(nodes)\n", "name", "letters"),
+        ("name: t\n", "nodes", "is required"),
+    ])
+    func refusesBadFiles(yaml: String, path: String, reason: String) {
+        do {
+            _ = try Self.parse(yaml)
+            Issue.record("accepted a bad file")
+        } catch {
+            #expect(error.path == path)
+            #expect(error.reason.contains(reason), "reason was: \(error.reason)")
+            #expect(error.description.hasPrefix("test.yaml:"))
+        }
+    }
+
+    @Test("names the line of the offending key")  // R: P1
+    func lineNumbers() {
+        do {
+            _ = try Self.parse("name: t\n\(Self.nodes)\n\nchannels:\n  healthkit: { latency: 15x }\n")
+            Issue.record("accepted a bad file")
+        } catch {
+            #expect(error.line == 7)
+            #expect(error.description.hasPrefix("test.yaml:7: channels.healthkit.latency:"))
+        }
+    }
+
+    @Test("refuses text that is not YAML, or empty")  // R: P1
+    func notYAML() {
+        #expect(throws: ConfigError.self) { try Self.parse("name: [unclosed\n") }
+        #expect(throws: ConfigError.self) { try Self.parse("") }
+        #expect(throws: ConfigError.self) { try TopologyLoader.load(path: "/nonexistent/topology.yaml") }
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import PairSimCore
+
+@Suite("JSON reader and writer")
+struct JSONTests {
+    @Test("round-trips values with escapes, unicode and numbers")
+    func roundTrip() throws {
+        let value: JSON = .object([
+            "s": "quote \" backslash \\ newline \n tab \t é 😀", "i": .int(-42), "d": .double(72.5),
+            "big": .int(Int64.max), "a": [1, 2.25, true, nil], "o": .object(["k": "v"]),
+        ])
+        let parsed = try JSONParser().parse(JSONWriter.bytes(value))
+        #expect(parsed == value)
+    }
+
+    @Test("keeps member order, so output is byte-identical")
+    func memberOrder() {
+        var object = JSONObject()
+        object.append("z", 1)
+        object.append("a", 2)
+        #expect(JSONWriter.string(.object(object)) == #"{"z":1,"a":2}"#)
+    }
+
+    @Test("decodes \\u escapes including surrogate pairs")
+    func unicodeEscapes() throws {
+        #expect(try JSONParser().parse(#""\u00e9\ud83d\ude00""#) == .string("é😀"))
+    }
+
+    @Test("refuses malformed text with the byte offset", arguments: [
+        "", "{", "[1,", "{\"a\" 1}", "tru", "01", "1.", "\"abc", "\"\\x\"", "\"\\ud800\"", "[1]x", "{\"a\":1,}", "nul",
+    ])
+    func refusesMalformed(text: String) {
+        #expect(throws: JSONError.self) { try JSONParser().parse(text) }
+    }
+
+    @Test("refuses nesting deeper than the limit")
+    func depthLimit() {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: JSONError.self) { try JSONParser().parse(deep) }
+    }
+
+    @Test("refuses containers with more elements than the limit")
+    func countLimit() {
+        var parser = JSONParser()
+        parser.maxContainerCount = 3
+        #expect(throws: JSONError.self) { try parser.parse("[1,2,3,4]") }
+        #expect(throws: Never.self) { try parser.parse("[1,2,3]") }
+    }
+
+    @Test("writes integral doubles without a fraction and non-finite ones as null")
+    func doubles() {
+        #expect(JSONWriter.string(.double(72)) == "72")
+        #expect(JSONWriter.string(.double(.nan)) == "null")
+        #expect(JSONWriter.string(.double(0.1)) == "0.1")
+    }
+}

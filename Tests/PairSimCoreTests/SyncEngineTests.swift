@@ -1,0 +1,154 @@
+import Testing
+@testable import PairSimCore
+
+/// Two engines wired back to back, delivering frames by hand so tests control loss and order.
+struct EnginePair {
+    var watch: SyncEngine
+    var phone: SyncEngine
+
+    init(healthkit: ChannelConfig = ChannelConfig(), reliability: ReliabilityConfig = ReliabilityConfig()) {
+        watch = SyncEngine(node: .watch, boot: "w1", seed: 1, channels: [.healthkit: healthkit], reliability: reliability)
+        phone = SyncEngine(node: .phone, boot: "p1", seed: 2, channels: [:], reliability: reliability)
+    }
+
+    static func frames(_ frame: WireFrame) -> [[UInt8]] { [Array(frame.topic.utf8), frame.payload] }
+
+    /// Delivers watch frames to the phone, accepting data; returns the phone's frames (acks).
+    mutating func toPhone(_ frames: [WireFrame], now: EmulatedInstant) -> (applied: [UInt64], acks: [WireFrame]) {
+        var applied: [UInt64] = []
+        var acks: [WireFrame] = []
+        for frame in frames {
+            let (inbound, actions) = phone.receive(frames: Self.frames(frame), now: now)
+            acks += actions.frames
+            if case .data(let envelope) = inbound {
+                applied.append(envelope.seq)
+                acks += phone.accept(envelope, summary: [:], now: now).frames
+            }
+        }
+        return (applied, acks)
+    }
+
+    mutating func toWatch(_ frames: [WireFrame], now: EmulatedInstant) -> [NodeAction] {
+        frames.flatMap { watch.receive(frames: Self.frames($0), now: now).1 }
+    }
+
+    mutating func send(_ now: EmulatedInstant) -> [WireFrame] {
+        watch.send(.healthkit, kind: .objects, body: [:], summary: [:], now: now).frames
+    }
+}
+
+@Suite("Sync engine: sequence numbers, acknowledgements, retransmission")
+struct SyncEngineTests {
+    let t0 = EmulatedInstant.zero
+
+    @Test("a message goes out at once, is applied once and acknowledged")  // R: S5, S6
+    func deliverAndAck() {
+        var pair = EnginePair()
+        let sent = pair.send(t0)
+        #expect(sent.count == 1)
+        let (applied, acks) = pair.toPhone(sent, now: t0)
+        #expect(applied == [1])
+        #expect(pair.watch.pending(.healthkit) == 1)
+        _ = pair.toWatch(acks, now: t0)
+        #expect(pair.watch.pending(.healthkit) == 0)
+    }
+
+    @Test("a duplicate delivery is dropped but acknowledged again")  // R: S6
+    func duplicates() {
+        var pair = EnginePair()
+        let sent = pair.send(t0)
+        let first = pair.toPhone(sent, now: t0)
+        let second = pair.toPhone(sent, now: t0)
+        #expect(first.applied == [1])
+        #expect(second.applied.isEmpty)
+        #expect(second.acks.count == 1)
+        #expect(pair.phone.counters(.healthkit).duplicatesDropped == 1)
+    }
+
+    @Test("an unacknowledged message is retransmitted with backoff until acknowledged")  // R: S5
+    func retransmits() {
+        var pair = EnginePair(reliability: ReliabilityConfig(retransmitInitial: .seconds(2), retransmitMax: .seconds(8)))
+        _ = pair.send(t0) // lost on the wire: never delivered
+        #expect(pair.watch.nextDeadline == t0 + .seconds(2))
+        var retransmitTimes: [Int64] = []
+        var now = t0
+        for _ in 0..<5 {
+            now = pair.watch.nextDeadline!
+            let actions = pair.watch.advance(to: now)
+            if !actions.frames.isEmpty { retransmitTimes.append(now.milliseconds) }
+        }
+        #expect(retransmitTimes == [2_000, 6_000, 14_000, 22_000, 30_000])
+        let (applied, acks) = pair.toPhone(pair.watch.advance(to: pair.watch.nextDeadline!).frames, now: now)
+        #expect(applied == [1])
+        _ = pair.toWatch(acks, now: now)
+        #expect(pair.watch.pending(.healthkit) == 0)
+    }
+
+    @Test("the peer appearing triggers immediate retransmission (slow joiner)")  // R: S5
+    func peerAppeared() {
+        var pair = EnginePair()
+        _ = pair.send(t0)
+        _ = pair.send(t0)
+        let again = pair.watch.peerAppeared(now: t0 + .milliseconds(10)).frames
+        #expect(again.count == 2)
+        #expect(pair.toPhone(again, now: t0).applied == [1, 2])
+    }
+
+    @Test("latency delays release to the wire")  // R: S3
+    func latency() {
+        var pair = EnginePair(healthkit: ChannelConfig(latency: .constant(.seconds(3))))
+        #expect(pair.send(t0).isEmpty)
+        #expect(pair.watch.advance(to: t0 + .seconds(2)).frames.isEmpty)
+        #expect(pair.watch.advance(to: t0 + .seconds(3)).frames.count == 1)
+    }
+
+    @Test("a partition holds messages until it ends")  // R: S3
+    func partition() {
+        var pair = EnginePair(healthkit: ChannelConfig(partitions: [PartitionWindow(from: t0, to: t0 + .minutes(1))]))
+        #expect(pair.send(t0 + .seconds(1)).isEmpty)
+        #expect(pair.watch.nextDeadline == t0 + .minutes(1))
+        #expect(pair.watch.advance(to: t0 + .minutes(1)).frames.count == 1)
+        var manual = EnginePair()
+        _ = manual.watch.setPartition(.healthkit, true, now: t0)
+        #expect(manual.send(t0).isEmpty)
+        #expect(manual.watch.setPartition(.healthkit, false, now: t0 + .seconds(5)).frames.count == 1)
+    }
+
+    @Test("with loss, everything still arrives exactly once")  // R: S5, S6
+    func lossyChannel() {
+        var pair = EnginePair(healthkit: ChannelConfig(loss: 0.4, duplicate: 0.3, reorder: 0.3))
+        var now = t0
+        var applied: [UInt64] = []
+        var inFlight: [WireFrame] = []
+        for _ in 0..<30 { inFlight += pair.send(now) }
+        for _ in 0..<2_000 where pair.watch.pending(.healthkit) > 0 {
+            let (got, acks) = pair.toPhone(inFlight, now: now)
+            applied += got
+            _ = pair.toWatch(acks, now: now)
+            now = max(now + .milliseconds(1), pair.watch.nextDeadline ?? now)
+            inFlight = pair.watch.advance(to: now).frames
+        }
+        #expect(pair.watch.pending(.healthkit) == 0)
+        #expect(applied.sorted() == Array(1...30))
+        #expect(pair.watch.counters(.healthkit).lost > 0)
+    }
+
+    @Test("a full in-flight window queues the rest in order")
+    func window() {
+        var pair = EnginePair(reliability: ReliabilityConfig(maxInFlight: 2))
+        let sent = (0..<4).flatMap { _ in pair.send(t0) }
+        #expect(sent.count == 2)
+        let (_, acks) = pair.toPhone(sent, now: t0)
+        let next = pair.toWatch(acks, now: t0).frames
+        #expect(pair.toPhone(next, now: t0).applied == [3, 4])
+    }
+
+    @Test("a node refuses frames claiming to come from itself")  // R: S7
+    func refusesOwnFrames() {
+        var pair = EnginePair()
+        let frame = pair.send(t0)[0]
+        let (inbound, actions) = pair.watch.receive(frames: EnginePair.frames(frame), now: t0)
+        guard case .rejected = inbound else { Issue.record("expected rejection"); return }
+        #expect(actions.events.map(\.name) == ["wire.rejected"])
+    }
+}

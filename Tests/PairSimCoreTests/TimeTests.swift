@@ -1,0 +1,31 @@
+import Testing
+@testable import PairSimCore
+
+@Suite("Emulated time")
+struct TimeTests {
+    @Test("parses the duration grammar", arguments: [
+        ("250ms", 250), ("5s", 5_000), ("1.5m", 90_000), ("2h", 7_200_000), ("1d", 86_400_000),
+        ("1h30m", 5_400_000), ("0", 0), (" 10s ", 10_000),
+    ] as [(String, Int64)])
+    func parses(text: String, milliseconds: Int64) {
+        #expect(EmulatedDuration(parsing: text)?.milliseconds == milliseconds)
+    }
+
+    @Test("refuses bad durations", arguments: ["", "5", "s", "5x", "1h-", "abc", "1e400s"])
+    func refuses(text: String) {
+        #expect(EmulatedDuration(parsing: text) == nil)
+    }
+
+    @Test("prints durations in the shortest exact form")
+    func printsDurations() {
+        #expect(EmulatedDuration.seconds(90).description == "1m30s")
+        #expect(EmulatedDuration.zero.description == "0s")
+        #expect(EmulatedDuration.milliseconds(1_250).description == "1s250ms")
+    }
+
+    @Test("prints instants as clock time with a day prefix")
+    func printsInstants() {
+        #expect(EmulatedInstant(milliseconds: 3_723_004).description == "01:02:03.004")
+        #expect((EmulatedInstant.zero + .days(1) + .hours(7)).description == "1d 07:00:00.000")
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import PairSimCore
+
+@Suite("Wire codec")
+struct WireCodecTests {
+    static let workoutID = UUID(uuidString: "019CA6B6-5147-7797-BE9B-D99045A883A3")!
+
+    static func envelope(body: JSONObject = [:]) -> Envelope {
+        Envelope(from: .watch, stream: "boot.hk", seq: 3, sentAt: EmulatedInstant(milliseconds: 1_000),
+                 channel: .healthkit, kind: .objects, body: body)
+    }
+
+    /// The envelope JSON of a valid message with `change` applied to its top-level object.
+    static func frame(topic: String = "hk.objects", _ change: (inout JSONObject) -> Void = { _ in }) -> [[UInt8]] {
+        var object = try! JSONParser().parse(WireCodec.encode(envelope()).payload).objectValue!
+        change(&object)
+        return [Array(topic.utf8), JSONWriter.bytes(.object(object))]
+    }
+
+    @Test("encodes and decodes an envelope unchanged")  // R: S1
+    func roundTrip() throws {
+        let batch = HealthObjectsBatch(workouts: [Workout(uuid: Self.workoutID, activity: "running", start: .zero,
+                                                           end: EmulatedInstant(milliseconds: 600_000), activeDuration: .minutes(10),
+                                                           activeEnergy: 98.5, source: .watchApp)])
+        let original = Self.envelope(body: batch.body)
+        let frame = WireCodec.encode(original)
+        #expect(frame.topic == "hk.objects")
+        let decoded = try WireCodec.decode(frames: [Array(frame.topic.utf8), frame.payload])
+        #expect(decoded == original)
+        #expect(try HealthObjectsBatch(body: decoded.body, limits: .default) == batch)
+    }
+
+    @Test("topics follow channel and kind")
+    func topics() {
+        #expect(Topic.name(channel: .cloudkit, kind: .records) == "ck.records")
+        #expect(Topic.name(channel: .healthkit, kind: .ack) == "ack.hk")
+        #expect(Topic.name(channel: nil, kind: .hello) == "hello")
+    }
+
+    // R: S7
+    @Test("refuses each kind of bad frame with its code", arguments: [
+        (WireCodecTests.frame().prefix(1).map { $0 }, WireError.Code.frameCount),
+        (WireCodecTests.frame() + [[1]], .frameCount),
+        (WireCodecTests.frame(topic: "xx.evil"), .unknownTopic),
+        ([[0xFF, 0xFE], WireCodecTests.frame()[1]], .unknownTopic),
+        ([Array("hk.objects".utf8), Array(WireCodecTests.frame()[1].prefix(30))], .notJSON),
+        ([Array("hk.objects".utf8), Array("not json at all".utf8)], .notJSON),
+        ([Array("hk.objects".utf8), Array("[1,2]".utf8)], .badEnvelope),
+        (WireCodecTests.frame { $0["v"] = nil }, .badEnvelope),
+        (WireCodecTests.frame { $0["v"] = 2 }, .unsupportedVersion),
+        (WireCodecTests.frame { $0["from"] = "toaster" }, .badEnvelope),
+        (WireCodecTests.frame { $0["stream"] = "" }, .badEnvelope),
+        (WireCodecTests.frame { $0["seq"] = -1 }, .badEnvelope),
+        (WireCodecTests.frame { $0["seq"] = 0 }, .badEnvelope),
+        (WireCodecTests.frame { $0["seq"] = "7" }, .badEnvelope),
+        (WireCodecTests.frame { $0["sentAt"] = -5 }, .badEnvelope),
+        (WireCodecTests.frame { $0["channel"] = "cloudkit" }, .badEnvelope),
+        (WireCodecTests.frame { $0["kind"] = "records" }, .badEnvelope),
+        (WireCodecTests.frame { $0["body"] = [1] }, .badEnvelope),
+    ] as [([[UInt8]], WireError.Code)])
+    func refusesBadFrames(frames: [[UInt8]], code: WireError.Code) {
+        #expect {
+            try WireCodec.decode(frames: frames)
+        } throws: { error in
+            (error as? WireError)?.code == code
+        }
+    }
+
+    @Test("refuses an envelope over the size limit")  // R: S7
+    func oversized() {
+        let frames = Self.frame { $0["pad"] = .string(String(repeating: "x", count: 2_000)) }
+        #expect {
+            try WireCodec.decode(frames: frames, limits: WireLimits(maxEnvelopeBytes: 1_024))
+        } throws: { ($0 as? WireError)?.code == .oversized }
+    }
+
+    static func sample(_ change: (inout JSONObject) -> Void) -> JSONObject {
+        var sample = HealthSample(uuid: workoutID, type: .heartRate, start: .zero, end: .zero, value: 120, source: .watchApp)
+            .json.objectValue!
+        change(&sample)
+        return ["samples": [.object(sample)]]
+    }
+
+    // R: S7
+    @Test("refuses hostile bodies naming the field", arguments: [
+        (WireCodecTests.sample { $0["uuid"] = "not-a-uuid" }, "body.samples[0].uuid"),
+        (WireCodecTests.sample { $0["start"] = -10 }, "body.samples[0].start"),
+        (WireCodecTests.sample { $0["type"] = "caffeine" }, "body.samples[0].type"),
+        (WireCodecTests.sample { $0["value"] = 9_999 }, "body.samples[0].value"),
+        (WireCodecTests.sample { $0["end"] = nil }, "body.samples[0].end"),
+        (["samples": .array(Array(repeating: .object([:]), count: 50))], "body.samples"),
+        (["workouts": "lots"], "body.workouts"),
+    ] as [(JSONObject, String)])
+    func refusesHostileBodies(body: JSONObject, path: String) {
+        #expect {
+            try HealthObjectsBatch(body: body, limits: WireLimits(maxItemsPerMessage: 10))
+        } throws: { error in
+            (error as? DecodeError)?.path == path
+        }
+    }
+
+    @Test("a record batch round-trips, nil workout ID included")
+    func records() throws {
+        let record = ExerciseRecord(id: Self.workoutID, exercise: "Squat", start: .zero, duration: .minutes(5), calories: nil,
+                                    healthKitWorkoutID: nil, source: .watchApp)
+        let batch = RecordsBatch(saved: [record], deleted: [Self.workoutID])
+        #expect(try RecordsBatch(body: batch.body, limits: .default) == batch)
+    }
+}

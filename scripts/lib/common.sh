@@ -1,0 +1,25 @@
+# Shared helpers for PairSim's scripts. Source it; do not run it.
+
+if [ -t 2 ]; then
+  say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+else
+  say() { printf '==> %s\n' "$*" >&2; }
+fi
+fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Installs the Debian packages the build needs, only when missing (apt-get update once).
+ensure_packages() {
+  local missing=()
+  for package in libzmq3-dev libsqlite3-dev; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    command -v apt-get >/dev/null || fail "missing ${missing[*]} and no apt-get to install them"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    say "installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  command -v swift >/dev/null || fail "swift is not on PATH (expected Swift 6.1 or later)"
+}

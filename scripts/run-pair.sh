@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The first thing to run on a fresh machine: installs what is missing, builds (release), starts the
+# default watch/phone pair, runs and finishes a workout on watch-node, and prints what phone-node
+# logged about it. Exits 0 only if the phone saw the same workout UUID the watch finished.
+#
+#   TOPOLOGY=Topologies/instant.yaml scripts/run-pair.sh     # another topology
+#   WORKOUT_SECONDS=20 scripts/run-pair.sh                     # a longer workout (wall seconds)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+TOPOLOGY="${TOPOLOGY:-Topologies/default.yaml}"
+WORKOUT_SECONDS="${WORKOUT_SECONDS:-10}"
+ACTIVITY="${ACTIVITY:-running}"
+
+ensure_packages
+say "building (release)"
+swift build -c release 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
+BIN="$(swift build -c release --show-bin-path)"
+[ -x "$BIN/topology" ] || fail "build failed: $BIN/topology missing"
+started=$(date +%s)
+
+name=$("$BIN/topology" check "$TOPOLOGY" | head -1 | sed -E 's/.*ok — ([^,]+),.*/\1/')
+rm -rf ".pairsim/$name"
+mkdir -p .pairsim
+log=".pairsim/run-pair.log"
+say "starting the $name pair (log: $log)"
+"$BIN/topology" up "$TOPOLOGY" --no-stdin --color never >"$log" 2>&1 &
+launcher=$!
+cleanup() { "$BIN/topology" down "$TOPOLOGY" >/dev/null 2>&1 || true; wait "$launcher" 2>/dev/null || true; }
+trap cleanup EXIT
+
+for _ in $(seq 1 100); do
+  grep -q "topology │ pair .* ready" "$log" && break
+  kill -0 "$launcher" 2>/dev/null || { cat "$log"; fail "the pair did not start"; }
+  sleep 0.2
+done
+grep -q "topology │ pair .* ready" "$log" || { cat "$log"; fail "the pair did not become ready"; }
+
+ctl() { "$BIN/topology" ctl -t "$TOPOLOGY" "$@"; }
+say "watch: $(ctl watch start-workout "$ACTIVITY")"
+sleep "$WORKOUT_SECONDS"
+reply=$(ctl watch finish-workout)
+say "watch: $reply"
+uuid=$(grep -oE 'workout=[0-9A-F-]{36}' <<<"$reply" | cut -d= -f2)
+[ -n "$uuid" ] || fail "the watch did not report a workout UUID"
+
+say "waiting for phone-node to notice workout $uuid"
+seen=""
+for _ in $(seq 1 300); do
+  if "$BIN/topology" log "$TOPOLOGY" --node phone --grep "$uuid" | grep -q "hk.saved"; then
+    seen=yes
+    # Give the records (cloudkit channel) and the app's reaction a moment to land too.
+    for _ in $(seq 1 150); do
+      "$BIN/topology" log "$TOPOLOGY" --node phone --grep "$uuid" | grep -q "record.saved" && break
+      sleep 0.2
+    done
+    sleep 1
+    break
+  fi
+  sleep 0.2
+done
+
+echo
+say "phone-node's log from receipt of $uuid"
+"$BIN/topology" log "$TOPOLOGY" --node phone | awk -v id="$uuid" 'found || index($0, id) { found = 1; print }'
+echo
+"$BIN/topology" down "$TOPOLOGY" >/dev/null
+wait "$launcher" 2>/dev/null || true
+trap - EXIT
+elapsed=$(( $(date +%s) - started ))
+if [ -n "$seen" ]; then
+  say "ok: phone-node saved workout $uuid (${elapsed}s after the build)"
+else
+  tail -n 40 "$log"
+  fail "phone-node never logged workout $uuid"
+fi
