@@ -26,6 +26,9 @@ struct Up: ParsableCommand {
     @Flag(help: "Do not read node commands from stdin.")
     var noStdin = false
 
+    @Flag(help: "Start both nodes from nothing: delete their saved state and event logs first.")
+    var fresh = false
+
     func run() throws {
         var topology = try loadTopology(file)
         if let timeScale {
@@ -36,6 +39,7 @@ struct Up: ParsableCommand {
             topology: topology, topologyPath: file, binDirectory: executableDirectory(),
             color: color == "always" || (color == "auto" && isatty(STDOUT_FILENO) != 0))
         options.readStdin = !noStdin
+        options.fresh = fresh
         let status = PairSupervisor(options: options).run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -13,6 +13,12 @@ public struct HealthStore: Hashable, Sendable {
         public var object: DeletedObject
         public var anchor: Int64
         public var deletedAt: EmulatedInstant
+
+        public init(object: DeletedObject, anchor: Int64, deletedAt: EmulatedInstant) {
+            self.object = object
+            self.anchor = anchor
+            self.deletedAt = deletedAt
+        }
     }
 
     /// What a save changed.
@@ -89,7 +95,7 @@ public struct HealthStore: Hashable, Sendable {
         guard !deleted.isEmpty else { return ([], []) }
         anchor = newAnchor
         for object in deleted { tombstones.append(Tombstone(object: object, anchor: newAnchor, deletedAt: now)) }
-        return (deleted, [.deleteObjects(deleted, anchor: newAnchor)])
+        return (deleted, [.deleteObjects(deleted, anchor: newAnchor, at: now)])
     }
 
     /// Drops tombstones older than `retention` (HealthKit purges deleted-object records too).
@@ -138,6 +144,11 @@ public struct HealthStore: Hashable, Sendable {
         added.sort { ($0.0, $0.1.uuidString) < ($1.0, $1.1.uuidString) }
         let deleted = tombstones.filter { $0.anchor > since && $0.object.type == type }.map(\.object)
         return (added.map(\.1), deleted, anchor)
+    }
+
+    /// Remembers UUIDs deleted earlier whose tombstones were purged.
+    public mutating func markDeleted(_ ids: [UUID]) {
+        deletedIDs.formUnion(ids)
     }
 
     /// Restores persisted contents (after a restart).

@@ -17,6 +17,11 @@ public protocol NodeModel: Sendable {
     mutating func advance(to now: EmulatedInstant) -> [NodeAction]
     /// Called once when the node stops: final counters.
     func stop(now: EmulatedInstant) -> [NodeAction]
+    /// The model's small state by key. After each turn the runtime persists the values that
+    /// changed, in the same transaction as the turn's `persist` actions.
+    func persistentValues() -> [String: JSON]
+    /// Rebuilds the model from what was persisted, before `start`.
+    mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError)
 }
 
 extension NodeModel {

@@ -1,15 +1,15 @@
 import Foundation
 
-/// A state change the driver must make durable (the real runtime writes them to SQLite in one
-/// transaction per turn; the simulator ignores them). Restoring a node from everything persisted
-/// rebuilds the same model.
+/// A change to a node's bulk data the driver must make durable (the real runtime writes a turn's
+/// operations and the model's changed `persistentValues()` to SQLite in one transaction; the
+/// simulator ignores them). Restoring a node from everything persisted rebuilds the same model.
 public enum PersistOp: Hashable, Sendable {
     /// Insert or replace HealthKit samples, each with the store anchor it was added at.
     case putSamples([HealthSample], anchor: Int64)
     /// Insert or replace workouts.
     case putWorkouts([Workout], anchor: Int64)
     /// Remove objects and keep their tombstones (anchor of the deletion).
-    case deleteObjects([DeletedObject], anchor: Int64)
+    case deleteObjects([DeletedObject], anchor: Int64, at: EmulatedInstant)
     /// Drop tombstones recorded at or before `anchor` (retention expired).
     case purgeTombstones(throughAnchor: Int64)
     /// Insert or replace exercise records.
@@ -20,10 +20,6 @@ public enum PersistOp: Hashable, Sendable {
     case outboxPut(Channel, OutboxRecord)
     /// Forget acknowledged outbox messages.
     case outboxRemove(Channel, [UInt64])
-    /// The receive window for a peer stream.
-    case inbound(Channel, InboundWindow)
-    /// A small piece of named model state (JSON), replacing the previous value.
-    case setValue(key: String, JSON)
 }
 
 /// An outbox message as stored: enough to transmit it again after a restart.

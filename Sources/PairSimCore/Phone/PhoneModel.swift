@@ -9,6 +9,8 @@ public struct PhoneModel: NodeModel {
     public internal(set) var store = HealthStore()
     public internal(set) var records = RecordStore()
     public internal(set) var counters = PhoneCounters()
+    /// True when `restore` found earlier state.
+    public internal(set) var restored = false
 
     public init(topology: Topology, boot: String) {
         self.topology = topology
@@ -26,7 +28,7 @@ public struct PhoneModel: NodeModel {
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
         [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
-            "timeScale": .double(topology.timeScale),
+            "timeScale": .double(topology.timeScale), "restored": .bool(restored),
         ])]
     }
 

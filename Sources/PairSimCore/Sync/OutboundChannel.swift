@@ -92,7 +92,6 @@ struct OutboundChannel: Sendable {
         entries[seq] = Entry(record: record, state: .delayed(until: until))
         var actions: [NodeAction] = [
             .persist(.outboxPut(channel, record)),
-            .persist(.setValue(key: "sync.\(channel).nextSeq", .int(Int64(nextSeq)))),
             event(.syncSent, now, fields),
         ]
         if latency <= .zero {

@@ -51,7 +51,6 @@ extension SyncEngine {
         ]
         for member in summary.members { fields.append(member.key, member.value) }
         return [
-            .persist(.inbound(channel, window)),
             .publish(ackFrame(channel, window: window, now: now)),
             .emit(Event(at: now, node: node, .syncReceived, fields: fields)),
         ]

@@ -43,17 +43,17 @@ extension WatchModel {
             case "fail-finish":
                 try args.expect(0...0)
                 failNextFinish = true
-                return ok("the next finish-workout will fail to save its HKWorkout", [.persist(.setValue(key: "watch.failNextFinish", true))])
+                return ok("the next finish-workout will fail to save its HKWorkout")
             case "crash":
                 try args.expect(0...0)
                 try session.crash(now: now)
-                return ok("watch app crashed mid-session; 'recover' resumes it", [event(.workoutCrashed, now), persistSession()])
+                return ok("watch app crashed mid-session; 'recover' resumes it", [event(.workoutCrashed, now)])
             case "recover":
                 try args.expect(0...0, options: ["no-builder"])
                 let keep = line.options["no-builder"] == nil
                 try session.recover(keepBuilder: keep, now: now)
                 return ok("session recovered (\(session.stateName))\(keep ? "" : ", without its workout builder")",
-                          [event(.workoutRecovered, now, ["builder": .bool(keep), "state": .string(session.stateName)]), persistSession()])
+                          [event(.workoutRecovered, now, ["builder": .bool(keep), "state": .string(session.stateName)])])
             case "write-sample":
                 try requireRoom()
                 return try writeSample(args, now: now)
@@ -83,10 +83,6 @@ extension WatchModel {
         }
     }
 
-    func persistSession() -> NodeAction {
-        .persist(.setValue(key: "watch.session", .string(session.stateName)))
-    }
-
     mutating func startWorkout(_ activity: Activity, exercises: [String], now: EmulatedInstant) -> CommandResult {
         do {
             try session.start(activity, exercises: exercises.isEmpty ? activity.defaultExercises : exercises,
@@ -97,7 +93,6 @@ extension WatchModel {
         sessionCount += 1
         return ok("started \(activity.name) session #\(sessionCount)", [
             event(.workoutStarted, now, ["activity": .string(activity.name), "session": .int(sessionCount)]),
-            .persist(.setValue(key: "watch.sessionCount", .int(sessionCount))),
         ])
     }
 

@@ -17,13 +17,12 @@ extension WatchModel {
             samples.append(HealthSample(uuid: uuids.next(at: time), type: .heartRate, start: time, end: time, value: value, source: .watchApp))
         }
         let energy = HeartRateGenerator.activeEnergy(heartRates: values, activeSeconds: activeSeconds)
-        var actions: [NodeAction] = [persistSession()]
+        var actions: [NodeAction] = []
         var workout: Workout?
         var failure: String?
         if failNextFinish {
             failNextFinish = false
             failure = "finishWorkout() failed"
-            actions.append(.persist(.setValue(key: "watch.failNextFinish", false)))
         } else if !live.hasBuilder {
             failure = "recovered session has no workout builder"
         } else {

@@ -21,6 +21,8 @@ public struct WatchModel: NodeModel {
     /// `fail-finish`: the next finish fails to produce an HKWorkout.
     var failNextFinish = false
     public internal(set) var counters = WatchCounters()
+    /// True when `restore` found earlier state (the node resumed rather than started fresh).
+    public internal(set) var restored = false
 
     /// Creates the watch for `topology`; `boot` must be unique per process start without restored state.
     public init(topology: Topology, boot: String) {
@@ -29,7 +31,7 @@ public struct WatchModel: NodeModel {
         sync = SyncEngine(node: .watch, boot: boot, seed: seed, channels: topology.channels,
                           reliability: topology.reliability, limits: topology.wire)
         exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
-        uuids = UUIDGenerator(seed: seed, label: "watch.uuids.\(boot)")
+        uuids = UUIDGenerator(seed: seed, label: "watch.uuids")
         heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
     }
 
@@ -42,10 +44,11 @@ public struct WatchModel: NodeModel {
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
-        if let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
+        if nextRestingAt == nil, let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
         return [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
-            "timeScale": .double(topology.timeScale),
+            "timeScale": .double(topology.timeScale), "restored": .bool(restored),
+            "session": .string(session.stateName),
         ])]
     }
 
@@ -57,7 +60,8 @@ public struct WatchModel: NodeModel {
         var actions = sync.advance(to: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
-            nextRestingAt = due + interval
+            // After a restart, missed resting samples are skipped rather than produced in a burst.
+            nextRestingAt = due + interval > now ? due + interval : now + interval
             if session.live == nil, sync.hasRoom(.healthkit) { actions += writeRestingSample(now: now) }
         }
         return actions
@@ -89,15 +93,13 @@ public struct WatchModel: NodeModel {
     /// Queues record changes for CloudKit export (now, or with the next batch).
     mutating func exportLater(saved: [ExerciseRecord] = [], deleted: [UUID] = [], now: EmulatedInstant) -> [NodeAction] {
         let immediate = exporter.add(saved: saved, deleted: deleted, now: now)
-        var actions: [NodeAction] = [.persist(.setValue(key: "cloudkit.export", exporter.json))]
-        if immediate { actions += exportRecords(now: now) }
-        return actions
+        return immediate ? exportRecords(now: now) : []
     }
 
     mutating func exportRecords(now: EmulatedInstant) -> [NodeAction] {
         guard sync.hasRoom(.cloudkit) else { return [sync.outboxFullEvent(.cloudkit, now: now)] }
         let batch = exporter.take()
-        return [event(.ckExport, now, batch.summary), .persist(.setValue(key: "cloudkit.export", exporter.json))]
+        return [event(.ckExport, now, batch.summary)]
             + sync.send(.cloudkit, kind: .records, body: batch.body, summary: batch.summary, now: now)
     }
 

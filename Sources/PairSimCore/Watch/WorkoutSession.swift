@@ -39,7 +39,7 @@ public struct WorkoutSession: Hashable, Sendable {
         case ended
     }
 
-    public private(set) var state: State = .idle
+    public internal(set) var state: State = .idle
 
     public init() {}
 

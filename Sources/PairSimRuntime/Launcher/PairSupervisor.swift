@@ -22,6 +22,8 @@ public final class PairSupervisor: Sendable {
         public var readyTimeoutSeconds: Double = 20
         /// Read `watch <command>` / `phone <command>` lines from stdin.
         public var readStdin: Bool = true
+        /// Pass `--fresh` to both nodes.
+        public var fresh: Bool = false
 
         public init(topology: Topology, topologyPath: String, binDirectory: String, color: Bool) {
             self.topology = topology
@@ -79,6 +81,7 @@ public final class PairSupervisor: Sendable {
             let arguments = ["--topology", options.topologyPath, "--epoch", String(epoch),
                              "--time-scale", String(options.topology.timeScale), "--no-stdin",
                              "--parent-pid", String(getpid()), "--color", options.color ? "always" : "never"]
+                + (options.fresh ? ["--fresh"] : [])
             do {
                 let prefix = self.prefix(node.rawValue)
                 children[node] = try ChildProcess(name: node.rawValue, executable: executable, arguments: arguments,

@@ -21,6 +21,8 @@ final class NodeLoop {
     let subscriber: Socket
     let control: Socket
     var stopping = false
+    /// Values as last persisted, to write only what changed.
+    var persistedValues: [String: JSON] = [:]
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
     let receiveBatch = 2_048
 
@@ -62,12 +64,17 @@ final class NodeLoop {
 
     /// Runs until stopped; returns normally on a graceful stop.
     func run() throws {
+        let state = try storage.load()
+        persistedValues = state.values
+        do { try model.restore(state, now: options.clock.now()) } catch {
+            throw RuntimeError("cannot restore \(options.node) state from \(options.endpoints.data): \(error)")
+        }
         var actions = model.start(now: options.clock.now())
         actions.append(.emit(Event(at: options.clock.now(), node: options.node, .nodeReady, fields: [
             "publish": .string(options.endpoints.publish), "control": .string(options.endpoints.control),
             "peer": .string(options.peerEndpoints.publish),
         ])))
-        try perform(actions)
+        try perform(actions, worked: true)
         var poller = Poller()
         let publisherIndex = poller.add(publisher)
         let subscriberIndex = poller.add(subscriber)
@@ -99,10 +106,12 @@ final class NodeLoop {
                 actions += result.actions
                 controlReply = result
             }
+            var worked = !replies.isEmpty || controlReply != nil || !actions.isEmpty
             if let deadline = model.nextDeadline, deadline <= options.clock.now() {
                 actions += model.advance(to: options.clock.now())
+                worked = true
             }
-            try perform(actions)
+            try perform(actions, worked: worked)
             for (result, reply) in replies { reply(result) }
             if let controlReply {
                 try control.send(multipart: [Array((controlReply.ok ? "ok" : "error").utf8), Array(controlReply.reply.utf8)])
@@ -112,7 +121,7 @@ final class NodeLoop {
                 stopping = true
             }
         }
-        try perform(model.stop(now: options.clock.now()))
+        try perform(model.stop(now: options.clock.now()), worked: true)
         sink.flush()
     }
 
@@ -164,12 +173,20 @@ final class NodeLoop {
         }
     }
 
-    /// Performs a turn's actions: persist (one commit), then publish, then emit.
-    func perform(_ actions: [NodeAction]) throws {
-        guard !actions.isEmpty else { return }
+    /// Performs a turn's actions: persist (one commit with the changed model values), then
+    /// publish, then emit. `worked` says the model may have changed state.
+    func perform(_ actions: [NodeAction], worked: Bool) throws {
+        guard worked else { return }
         var operations: [PersistOp] = []
         for case .persist(let op) in actions { operations.append(op) }
-        if !operations.isEmpty { try storage.commit(operations) }
+        var changed: [String: JSON] = [:]
+        for (key, value) in model.persistentValues() where persistedValues[key] != value {
+            changed[key] = value
+        }
+        if !operations.isEmpty || !changed.isEmpty {
+            try storage.commit(operations, values: changed)
+            persistedValues.merge(changed) { $1 }
+        }
         for case .publish(let frame) in actions {
             // A full PUB queue drops silently; the outbox retransmits until acknowledged.
             _ = try publisher.send(multipart: [Array(frame.topic.utf8), frame.payload], dontWait: true)

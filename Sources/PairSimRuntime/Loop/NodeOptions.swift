@@ -13,6 +13,8 @@ public struct NodeOptions: Sendable {
     public var echo: Bool
     /// Colour stdout.
     public var color: Bool
+    /// Start from nothing: remove the data directory's state and event log first.
+    public var fresh: Bool = false
 
     public init(node: NodeName, topology: Topology, clock: EmulatedClock, readStdin: Bool = true,
                 parentPID: Int32? = nil, echo: Bool = true, color: Bool = false) {

@@ -16,6 +16,9 @@ public struct NodeArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Emulated seconds per wall second (overrides the topology's timeScale), e.g. 60 makes a minute pass in a second.", valueName: "factor"))
     public var timeScale: Double?
 
+    @Flag(help: "Start from nothing: delete this node's saved state and event log in its data directory first.")
+    public var fresh = false
+
     @Flag(help: "Do not read commands from stdin.")
     public var noStdin = false
 
@@ -51,8 +54,10 @@ public struct NodeArguments: ParsableArguments {
         if let timeScale { topology.timeScale = timeScale }
         let epoch = self.epoch ?? Int64(EmulatedClock.wallMilliseconds())
         let useColor = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) != 0)
-        return NodeOptions(node: node, topology: topology,
-                           clock: EmulatedClock(epochUnixMilliseconds: epoch, timeScale: topology.timeScale),
-                           readStdin: !noStdin, parentPID: parentPid, echo: !quiet, color: useColor)
+        var options = NodeOptions(node: node, topology: topology,
+                                  clock: EmulatedClock(epochUnixMilliseconds: epoch, timeScale: topology.timeScale),
+                                  readStdin: !noStdin, parentPID: parentPid, echo: !quiet, color: useColor)
+        options.fresh = fresh
+        return options
     }
 }

@@ -27,8 +27,12 @@ public struct NodeService: Service {
                 let thread = Thread {
                     do {
                         let boot = Self.newBootID()
+                        let data = options.endpoints.data
+                        if options.fresh { try NodeService.wipe(data) }
+                        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+                        let storage = try SQLiteStorage(path: data + "/state.sqlite")
                         let loop = try NodeLoop(options: options, mailbox: mailbox,
-                                                model: makeModel(options, boot), storage: EphemeralStorage())
+                                                model: makeModel(options, boot), storage: storage)
                         defer { loop.close() }
                         try loop.run()
                         continuation.resume()
@@ -41,6 +45,14 @@ public struct NodeService: Service {
             }
         } onGracefulShutdown: {
             mailbox.post(.stop)
+        }
+    }
+
+    /// Removes a node's state database and event log.
+    static func wipe(_ data: String) throws {
+        for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "events.jsonl"] {
+            let path = data + "/" + name
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
         }
     }
 

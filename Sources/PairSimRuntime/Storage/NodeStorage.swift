@@ -1,13 +1,16 @@
 import PairSimCore
 
-/// Where a node's persist actions go. The loop commits each turn's operations in one call,
-/// before anything of that turn is published.
+/// Where a node's state goes. The loop commits each turn's operations and changed values in one
+/// call, before anything of that turn is published (so nothing is acknowledged before it is durable).
 protocol NodeStorage {
-    /// Makes `operations` durable, atomically.
-    func commit(_ operations: [PersistOp]) throws(RuntimeError)
+    /// What was persisted before (empty on a first start).
+    func load() throws -> PersistedState
+    /// Makes `operations` and the changed `values` durable, atomically.
+    func commit(_ operations: [PersistOp], values: [String: JSON]) throws
 }
 
-/// Keeps nothing: for runs that do not need to survive a restart.
+/// Keeps nothing: for runs that need not survive a restart.
 struct EphemeralStorage: NodeStorage {
-    func commit(_ operations: [PersistOp]) throws(RuntimeError) {}
+    func load() throws -> PersistedState { PersistedState() }
+    func commit(_ operations: [PersistOp], values: [String: JSON]) throws {}
 }

@@ -1,0 +1,90 @@
+import Foundation
+import PairSimCore
+import Testing
+@testable import PairSimRuntime
+
+@Suite("SQLite node storage")
+struct SQLiteStorageTests {
+    static let topology = Topology(name: "t", nodes: [
+        .watch: NodeEndpoints(publish: "ipc://w", control: "ipc://wc", data: "w"),
+        .phone: NodeEndpoints(publish: "ipc://p", control: "ipc://pc", data: "p"),
+    ])
+
+    static func temporaryPath() -> String {
+        NSTemporaryDirectory() + "pairsim-storage-\(UInt32.random(in: 0...UInt32.max)).sqlite"
+    }
+
+    /// Runs commands on a watch, committing every turn like the node loop does.
+    static func drive(_ watch: inout WatchModel, _ storage: SQLiteStorage, _ commands: [(Int64, String)]) throws {
+        var persisted: [String: JSON] = [:]
+        for (seconds, text) in commands {
+            let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
+            #expect(result.ok, "\(text): \(result.reply)")
+            let operations = result.actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }
+            let changed = watch.persistentValues().filter { persisted[$0.key] != $0.value }
+            try storage.commit(operations, values: changed)
+            persisted.merge(changed) { $1 }
+        }
+    }
+
+    @Test("a restored watch has the same stores, outbox and state")  // R: S5
+    func restoreWatch() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        var watch = WatchModel(topology: Self.topology, boot: "b1")
+        _ = watch.start(now: .zero)
+        try Self.drive(&watch, storage, [(0, "start-workout strength"), (1_200, "finish-workout"),
+                                          (1_300, "write-sample hrv 51"), (1_400, "start-workout running")])
+        var restored = WatchModel(topology: Self.topology, boot: "b2")
+        try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(1_500))
+        #expect(restored.store.workouts == watch.store.workouts)
+        #expect(restored.store.samples(.heartRate) == watch.store.samples(.heartRate))
+        #expect(restored.store.sampleCount == watch.store.sampleCount)
+        #expect(restored.records.records == watch.records.records)
+        #expect(restored.persistentValues() == watch.persistentValues())
+        #expect(restored.session.stateName == "running")
+        #expect(restored.sync.pending(.healthkit) == watch.sync.pending(.healthkit))
+        // The restored watch continues the same UUID sequence as one that never stopped.
+        var a = watch, b = restored
+        let next = [(1_500 as Int64, "write-sample rhr 50")]
+        let reply = a.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply
+        #expect(b.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply == reply)
+    }
+
+    @Test("deletions and tombstones survive a restart")  // R: S5, H2
+    func deletions() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        var store = HealthStore()
+        let samples = (0..<3).map { i in
+            HealthSample(uuid: UUID(), type: .stepCount, start: .zero, end: .zero, value: Double(i), source: .watchApp)
+        }
+        let (_, saveOps) = store.save(workouts: [], samples: samples)
+        let (_, deleteOps) = store.delete([DeletedObject(uuid: samples[1].uuid, type: .sample(.stepCount))], now: .zero + .seconds(9))
+        try storage.commit(saveOps + deleteOps, values: [:])
+        let state = try storage.load()
+        #expect(state.samples.map(\.0.uuid) == [samples[0].uuid, samples[2].uuid])
+        #expect(state.tombstones.map(\.object.uuid) == [samples[1].uuid])
+        #expect(state.tombstones.first?.deletedAt == .zero + .seconds(9))
+        try storage.commit([.purgeTombstones(throughAnchor: 10)], values: [:])
+        let purged = try storage.load()
+        #expect(purged.tombstones.isEmpty)
+        #expect(purged.deletedIDs == [samples[1].uuid])
+    }
+
+    @Test("packed samples round-trip exactly")
+    func packedSamples() throws {
+        var samples: [HealthSample] = []
+        for i in 0..<500 {
+            let start = EmulatedInstant(milliseconds: Int64(i) * 5_000)
+            let type: SampleType = i % 2 == 0 ? .heartRate : .sleepAnalysis
+            let source: ObjectSource = i % 3 == 0 ? .watchApp : .other("strava")
+            samples.append(HealthSample(uuid: UUID(), type: type, start: start, end: start + .milliseconds(1),
+                                        value: Double(i) / 7, source: source))
+        }
+        #expect(try SampleCodec.unpack(SampleCodec.pack(samples)) == samples)
+        #expect(throws: DecodeError.self) { try SampleCodec.unpack(Array(SampleCodec.pack(samples).dropLast(3))) }
+    }
+}
