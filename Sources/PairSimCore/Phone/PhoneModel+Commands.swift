@@ -1,15 +1,63 @@
 /// The phone's command grammar (docs/COMMANDS.md lists the same).
 extension PhoneModel {
     public static let commands: [CommandSpec] = [
-        CommandSpec("status", "", "stores, channels and counters"),
+        CommandSpec("launch", "", "the user launches the app (registers observers and background delivery, loads the tabs)"),
+        CommandSpec("foreground", "", "the app comes to the screen (launching it if needed)"),
+        CommandSpec("background", "", "the user leaves the app; it is suspended after its background budget"),
+        CommandSpec("inactive", "", "the app stays on screen but inactive (e.g. Notification Center)"),
+        CommandSpec("force-quit", "", "the user swipes the app away: no background delivery until launch"),
+        CommandSpec("terminate", "", "the system ends the app's process; background delivery may relaunch it"),
+        CommandSpec("lock", "", "lock the device: HealthKit reads fail, arriving data is held until unlock"),
+        CommandSpec("unlock", "", "unlock: held data is merged and delivered"),
+        CommandSpec("authorize", "<type> allow|deny", "grant or deny reading a type (hr, hrv, rhr, sleep, steps, weight, bodyfat, bmi, workout)"),
+        CommandSpec("miss-completion", "<type> <count>", "the app skips calling the observer completion handler for the next <count> callbacks"),
+        CommandSpec("pull-to-refresh", "<tab>", "pull to refresh today, train or wellness (bypasses the coordinator)"),
+        CommandSpec("open-workout", "<uuid>|latest", "open a workout's detail: calories and heart-rate chart"),
+        CommandSpec("delete-workout", "<uuid>", "delete a workout's records (and its HealthKit workout if allowed)"),
+        CommandSpec("write-workout", "<activity> [--duration D] [--energy kcal] [--source S]",
+                    "save a workout in the phone's HealthKit as another app (default other-app) or phone-app"),
+        CommandSpec("write-sample", "<type> <value> [--duration D] [--source S]", "save a sample in the phone's HealthKit (default source other-app)"),
+        CommandSpec("status", "", "app state, observers, background delivery, cache, tabs, stores, counters"),
         CommandSpec("help", "", "this list"),
     ]
 
     public mutating func handle(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
-        do {
+        do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands, node: .phone)
             let args = ArgumentReader(line, spec)
             switch line.verb {
+            case "launch", "foreground", "background", "inactive", "force-quit", "terminate", "lock", "unlock":
+                try args.expect(0...0)
+                return try lifecycleCommand(line.verb, now: now)
+            case "authorize":
+                try args.expect(2...2)
+                let type = try objectType(args, 0)
+                let allow = try args.choice(1, name: "permission", from: ["allow", "deny"]) == "allow"
+                if allow { denied.remove(type) } else { denied.insert(type) }
+                return CommandResult(ok: true, reply: "\(type.name): read \(allow ? "allowed" : "denied"); observers follow at the next launch",
+                                     actions: [event(.authChanged, now, ["type": .string(type.name), "read": .string(allow ? "allow" : "deny")])])
+            case "miss-completion":
+                try args.expect(2...2)
+                let type = try objectType(args, 0)
+                guard ObjectType.observed.contains(type) else { throw CommandError("miss-completion: \(type.name) is not observed") }
+                let count = try args.integer(1, name: "count", in: 0...1_000)
+                missCompletions[type] = count == 0 ? nil : count
+                return CommandResult(ok: true, reply: "the app will skip the completion handler for the next \(count) \(type.name) callback(s)")
+            case "pull-to-refresh":
+                try args.expect(1...1)
+                let tab = Tab(rawValue: try args.choice(0, name: "tab", from: Tab.allCases.map(\.rawValue)))!
+                guard app.isOnScreen else { throw CommandError("pull-to-refresh: the app is not on screen (\(app.rawValue))") }
+                return CommandResult(ok: true, reply: "refreshing \(tab.rawValue)", actions: pullToRefresh(tab, now: now))
+            case "open-workout":
+                try args.expect(1...1)
+                return try openWorkout(args.argument(0)!, now: now)
+            case "delete-workout":
+                try args.expect(1...1)
+                return try deleteWorkout(args.argument(0)!, now: now)
+            case "write-workout":
+                return try writeWorkoutCommand(args, now: now)
+            case "write-sample":
+                return try writeSampleCommand(args, now: now)
             case "status":
                 try args.expect(0...0)
                 return CommandResult(ok: true, reply: status(now: now))
@@ -23,15 +71,90 @@ extension PhoneModel {
         }
     }
 
-    func status(now: EmulatedInstant) -> String {
-        var lines = ["phone at \(now) seed \(seed)"]
-        lines.append("healthkit store: \(store.workoutCount) workouts, \(store.sampleCount) samples")
-        lines.append("records: \(records.count)")
-        for channel in Channel.allCases {
-            let c = sync.counters(channel)
-            lines.append("\(channel): received \(c.receivedMessages) (\(c.receivedBytes) B), duplicates dropped \(c.duplicatesDropped), pending out \(sync.pending(channel))")
+    func objectType(_ args: ArgumentReader, _ index: Int) throws(CommandError) -> ObjectType {
+        let name = args.argument(index) ?? ""
+        guard let type = ObjectType(name: name) else {
+            throw CommandError("\(args.spec.verb): unknown type \"\(name)\" (one of: \(ObjectType.all.map(\.shortName).joined(separator: ", ")))")
         }
-        lines.append("wire rejected: \(sync.rejected.values.reduce(0, +))")
-        return lines.joined(separator: "\n")
+        return type
+    }
+
+    mutating func lifecycleCommand(_ verb: String, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        let before = app
+        var actions: [NodeAction]
+        switch verb {
+        case "launch":
+            guard app == .notRunning || app == .forceQuit else {
+                throw CommandError("launch: the app is already running (\(app.rawValue)); use 'foreground'")
+            }
+            actions = launch(now: now, reason: "user")
+        case "foreground":
+            actions = comeToForeground(now: now)
+        case "background":
+            guard app.isOnScreen else { throw CommandError("background: the app is not on screen (\(app.rawValue))") }
+            actions = goToBackground(now: now, reason: "user")
+        case "inactive":
+            guard app == .foreground else { throw CommandError("inactive: the app is not in the foreground (\(app.rawValue))") }
+            actions = setState(.inactive, reason: "user", now: now)
+        case "force-quit":
+            guard app != .notRunning, app != .forceQuit else { throw CommandError("force-quit: the app is not running") }
+            actions = endProcess(forceQuit: true, now: now)
+        case "terminate":
+            guard app == .background || app == .suspended else {
+                throw CommandError("terminate: the system only ends apps in the background or suspended (app is \(app.rawValue))")
+            }
+            actions = endProcess(forceQuit: false, now: now)
+        case "lock":
+            guard !locked else { throw CommandError("lock: already locked") }
+            actions = lock(now: now)
+        default:
+            guard locked else { throw CommandError("unlock: not locked") }
+            actions = unlock(now: now)
+        }
+        let lockText = verb == "lock" || verb == "unlock" ? ", device \(locked ? "locked" : "unlocked")" : ""
+        return CommandResult(ok: true, reply: "app \(before.rawValue) → \(app.rawValue)\(lockText)", actions: actions)
+    }
+
+    mutating func writeWorkoutCommand(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        try args.expect(1...1, options: ["duration", "energy", "source"])
+        let activity = try args.choice(0, name: "activity", from: Activity.all.map(\.name))
+        let duration = try args.duration(option: "duration") ?? .minutes(30)
+        guard duration > .zero, duration <= .hours(24) else { throw CommandError("write-workout: --duration must be above 0 and at most 24h") }
+        var energy: Double?
+        if let text = args.line.options["energy"] {
+            guard let value = Double(text), (0...20_000).contains(value) else { throw CommandError("write-workout: --energy must be 0…20000 kcal, got \"\(text)\"") }
+            energy = value
+        }
+        let source = ObjectSource(name: args.line.options["source"] ?? "other-app")
+        let start = max(.zero, now - duration)
+        let workout = Workout(uuid: uuids.next(at: now), activity: activity, start: start, end: now,
+                              activeDuration: now - start, activeEnergy: energy, source: source)
+        var made: [ExerciseRecord] = []
+        if source == .phoneApp {
+            // A workout logged by hand in the app itself: its record carries the UUID (seed 002).
+            made.append(ExerciseRecord(id: uuids.next(at: now), exercise: activity.capitalized, start: start, duration: now - start,
+                                       calories: energy, healthKitWorkoutID: workout.uuid, source: .phoneApp))
+        }
+        let actions = writeOnPhone(HealthObjectsBatch(workouts: [workout]), records: made, now: now)
+        return CommandResult(ok: true, reply: "wrote \(activity) workout=\(workout.uuid.uuidString) source=\(source.name)", actions: actions)
+    }
+
+    mutating func writeSampleCommand(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        try args.expect(2...2, options: ["duration", "source"])
+        let typeName = args.argument(0)!
+        guard let type = SampleType(name: typeName) else {
+            throw CommandError("write-sample: unknown type \"\(typeName)\" (one of: \(SampleType.allCases.map(\.shortName).joined(separator: ", ")))")
+        }
+        let value: Double
+        if type == .sleepAnalysis {
+            value = Double(SleepStage(name: try args.choice(1, name: "sleep stage", from: SleepStage.allCases.map(\.name)))!.rawValue)
+        } else {
+            value = try args.number(1, name: "\(type.shortName) value (\(type.unit))", in: type.validRange)
+        }
+        let duration = try args.duration(option: "duration") ?? (type == .sleepAnalysis ? .hours(1) : .zero)
+        let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: max(.zero, now - duration), end: now, value: value,
+                                  source: ObjectSource(name: args.line.options["source"] ?? "other-app"))
+        let actions = writeOnPhone(HealthObjectsBatch(samples: [sample]), records: [], now: now)
+        return CommandResult(ok: true, reply: "wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.uuidString)", actions: actions)
     }
 }

@@ -1,4 +1,5 @@
-/// Applying what arrives from the watch.
+/// What arrives from the watch: HealthKit objects (held while locked) and CloudKit records
+/// (imported only while the app runs, R: S4).
 extension PhoneModel {
     public mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> [NodeAction] {
         let (inbound, actions) = sync.receive(frames: frames, now: now)
@@ -19,19 +20,45 @@ extension PhoneModel {
             do { batch = try HealthObjectsBatch(body: envelope.body, limits: topology.wire) } catch {
                 return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
             }
-            return sync.accept(envelope, summary: batch.summary, now: now) + applyObjects(batch, now: now)
+            return sync.accept(envelope, summary: batch.summary, now: now) + ingest(batch, now: now)
         case .records:
             let batch: RecordsBatch
             do { batch = try RecordsBatch(body: envelope.body, limits: topology.wire) } catch {
                 return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
             }
-            return sync.accept(envelope, summary: batch.summary, now: now) + applyRecords(batch, now: now)
+            return sync.accept(envelope, summary: batch.summary, now: now) + receiveRecords(batch, now: now)
         case .ack, .hello:
             preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")
         }
     }
 
-    mutating func applyObjects(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
+    /// New HealthKit objects on the phone: stored (or buffered while locked), then observers or wakes.
+    mutating func ingest(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
+        if locked {
+            lockBuffer.workouts += batch.workouts
+            lockBuffer.samples += batch.samples
+            lockBuffer.deleted += batch.deleted
+            let types = Self.types(of: batch)
+            var actions = [event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(types.map { .string($0.name) }),
+                                                   "waiting": .int(Int64(lockBuffer.itemCount))])]
+            // Seed 004: background delivery still wakes the app while locked; its queries will fail.
+            if config.healthKit.wakeWhileLocked { actions += healthDataChanged(types, now: now) }
+            else { for type in types where !deferredUntilUnlock.contains(type) { deferredUntilUnlock.append(type) } }
+            return actions
+        }
+        let (changed, actions) = saveToStore(batch, now: now)
+        return actions + healthDataChanged(changed, now: now)
+    }
+
+    static func types(of batch: HealthObjectsBatch) -> [ObjectType] {
+        var types = Set(batch.samples.map { ObjectType.sample($0.type) })
+        if !batch.workouts.isEmpty { types.insert(.workout) }
+        for object in batch.deleted { types.insert(object.type) }
+        return types.sorted()
+    }
+
+    /// Saves and deletes in the store; returns the types that changed and the events.
+    mutating func saveToStore(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> ([ObjectType], [NodeAction]) {
         let (saved, saveOps) = store.save(workouts: batch.workouts, samples: batch.samples)
         let (deleted, deleteOps) = store.delete(batch.deleted, now: now)
         var actions = (saveOps + deleteOps).map(NodeAction.persist)
@@ -52,13 +79,32 @@ extension PhoneModel {
         for object in deleted {
             actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.uuidString), "type": .string(object.type.name)]))
         }
-        return actions
+        var changed = saved.changedTypes
+        for object in deleted where !changed.contains(object.type) { changed.append(object.type) }
+        return (changed.sorted(), actions)
     }
 
-    mutating func applyRecords(_ batch: RecordsBatch, now: EmulatedInstant) -> [NodeAction] {
+    /// Record changes reach the CloudKit container; the app imports them only while it runs.
+    mutating func receiveRecords(_ batch: RecordsBatch, now: EmulatedInstant) -> [NodeAction] {
+        container.saved.removeAll { saved in batch.deleted.contains(saved.id) || batch.saved.contains { $0.id == saved.id } }
+        container.saved += batch.saved
+        container.deleted += batch.deleted.filter { !container.deleted.contains($0) }
+        if app.isRunning { return importFromContainer(now: now) }
+        var fields = batch.summary
+        fields.append("waiting", .int(Int64(container.saved.count + container.deleted.count)))
+        fields.append("reason", .string("app \(app.rawValue): imports at next launch or foreground"))
+        return [event(.ckPending, now, fields)]
+    }
+
+    /// Imports everything waiting in the container (CKSyncEngine fetch) while the app runs.
+    mutating func importFromContainer(now: EmulatedInstant) -> [NodeAction] {
+        guard app.isRunning, !container.isEmpty else { return [] }
+        let batch = container
+        container = RecordsBatch()
         let (saved, saveOps) = records.save(batch.saved)
         let (removed, deleteOps) = records.delete(batch.deleted)
         var actions = (saveOps + deleteOps).map(NodeAction.persist)
+        actions.append(event(.ckImport, now, batch.summary))
         counters.recordsSaved += saved.count
         for record in saved {
             actions.append(event(.recordSaved, now, [
@@ -67,6 +113,10 @@ extension PhoneModel {
             ]))
         }
         for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.uuidString)])) }
+        // SwiftData's live query updates the Exercise list in Train.
+        if uiLoaded, app.isOnScreen, !(saved.isEmpty && removed.isEmpty), tabs.tabs[.train]?.loading == nil {
+            actions += reload(.train, source: "cloudkit", now: now)
+        }
         return actions
     }
 }

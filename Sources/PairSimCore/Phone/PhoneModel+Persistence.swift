@@ -1,14 +1,60 @@
-/// What the phone keeps across restarts beyond its stores and outbox.
+import Foundation
+
+/// What the phone keeps across restarts beyond its stores and outbox: the app's state, the
+/// HealthKit daemon's delivery state, the app's own persisted values (anchors, last-seen workout).
 extension PhoneModel {
     public func persistentValues() -> [String: JSON] {
-        [
+        var anchorsJSON = JSONObject()
+        for type in ObjectType.all where anchors[type] != nil { anchorsJSON.append(type.name, .int(anchors[type]!)) }
+        var misses = JSONObject()
+        for type in ObjectType.observed where missCompletions[type] != nil { misses.append(type.name, .int(Int64(missCompletions[type]!))) }
+        return [
             "store.anchor": .int(store.anchor),
             "sync": sync.json,
+            "phone.app": .object([
+                "state": .string(app.rawValue), "locked": .bool(locked),
+                "backgroundSince": backgroundSince.map { .int($0.milliseconds) } ?? .null,
+                "observers": .array(observers.map { .string($0.name) }),
+                "denied": .array(denied.sorted().map { .string($0.name) }),
+                "lastRefreshDate": .int(coordinator.lastRefreshDate.milliseconds),
+            ]),
+            "phone.delivery": delivery.json,
+            "phone.missCompletions": .object(misses),
+            "phone.anchors": .object(anchorsJSON),
+            "phone.notifier": notifier.json,
+            "phone.lockBuffer": .object(lockBuffer.body),
+            "phone.deferred": .array(deferredUntilUnlock.map { .string($0.name) }),
+            "phone.container": .object(container.body),
+            "phone.uuids": .int(Int64(bitPattern: uuids.random.state)),
+            "cloudkit.export": exporter.json,
         ]
     }
 
     public mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
         try state.restore(store: &store, records: &records, sync: &sync, now: now)
+        let values = state.values
         restored = !state.isEmpty
+        if let appState = values["phone.app"] {
+            app = appState["state"]?.stringValue.flatMap(AppState.init(rawValue:)) ?? app
+            locked = appState["locked"]?.boolValue ?? false
+            backgroundSince = appState["backgroundSince"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+            observers = (appState["observers"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }
+            denied = Set((appState["denied"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) })
+            if let last = appState["lastRefreshDate"]?.intValue { coordinator.lastRefreshDate = EmulatedInstant(milliseconds: last) }
+        }
+        if let json = values["phone.delivery"] { delivery.restore(json: json) }
+        for member in values["phone.missCompletions"]?.objectValue?.members ?? [] {
+            if let type = ObjectType(name: member.key), let count = member.value.intValue { missCompletions[type] = Int(count) }
+        }
+        for member in values["phone.anchors"]?.objectValue?.members ?? [] {
+            if let type = ObjectType(name: member.key), let anchor = member.value.intValue { anchors[type] = anchor }
+        }
+        if let json = values["phone.notifier"] { notifier.restore(json) }
+        let limits = WireLimits(maxItemsPerMessage: .max / 16)
+        if let body = values["phone.lockBuffer"]?.objectValue { lockBuffer = try HealthObjectsBatch(body: body, limits: limits) }
+        deferredUntilUnlock = (values["phone.deferred"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }
+        if let body = values["phone.container"]?.objectValue { container = try RecordsBatch(body: body, limits: limits) }
+        if let state = values["phone.uuids"]?.intValue { uuids.random.state = UInt64(bitPattern: state) }
+        if let export = values["cloudkit.export"] { try exporter.restore(export) }
     }
 }

@@ -20,7 +20,7 @@ extension WatchModel {
     ]
 
     public mutating func handle(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
-        do {
+        do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands, node: .watch)
             let args = ArgumentReader(line, spec)
             switch line.verb {

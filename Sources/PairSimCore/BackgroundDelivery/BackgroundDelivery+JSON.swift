@@ -1,0 +1,30 @@
+extension BackgroundDelivery {
+    /// Per-type state for persistence.
+    public var json: JSON {
+        var object = JSONObject()
+        for type in ObjectType.observed {
+            guard let state = types[type] else { continue }
+            object.append(type.name, .object([
+                "enabled": .bool(state.enabled), "stopped": .bool(state.stopped), "pending": .bool(state.pending || state.awaitingCompletion),
+                "lastWakeAt": state.lastWakeAt.map { .int($0.milliseconds) } ?? .null,
+                "misses": .int(Int64(state.consecutiveMisses)),
+                "wakeAt": state.wakeAt.map { .int($0.milliseconds) } ?? .null,
+            ]))
+        }
+        return .object(object)
+    }
+
+    /// Restores from `json`; a wake awaiting completion when the node stopped is delivered again.
+    public mutating func restore(json: JSON) {
+        for type in ObjectType.observed {
+            guard var state = types[type], let entry = json[type.name] else { continue }
+            state.enabled = entry["enabled"]?.boolValue ?? false
+            state.stopped = entry["stopped"]?.boolValue ?? false
+            state.pending = entry["pending"]?.boolValue ?? false
+            state.lastWakeAt = entry["lastWakeAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+            state.consecutiveMisses = Int(entry["misses"]?.intValue ?? 0)
+            state.wakeAt = entry["wakeAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+            types[type] = state
+        }
+    }
+}

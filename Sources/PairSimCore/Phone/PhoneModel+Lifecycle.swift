@@ -1,0 +1,209 @@
+/// The app's lifecycle (R: L1, L2): launch, scene phases, budgets, termination, device lock.
+extension PhoneModel {
+    mutating func setState(_ state: AppState, reason: String, now: EmulatedInstant, extra: JSONObject = [:]) -> [NodeAction] {
+        let from = app
+        app = state
+        var fields: JSONObject = ["from": .string(from.rawValue), "to": .string(state.rawValue), "reason": .string(reason)]
+        for member in extra.members { fields.append(member.key, member.value) }
+        return [event(.appState, now, fields)]
+    }
+
+    /// Launches the app: in the foreground (the user) or in the background (a wake for `wokenFor`).
+    mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil) -> [NodeAction] {
+        let inBackground = wokenFor != nil
+        execution += 1
+        uiLoaded = false
+        tabs.reset()
+        snapshots.reset()
+        var actions = setState(inBackground ? .background : .foreground, reason: reason, now: now)
+        // didFinishLaunching: the coordinator starts its throttle window, background delivery is
+        // (re-)enabled for every readable type, observers are registered (when done at launch).
+        coordinator.launched(at: now)
+        for (type, asked, applied) in delivery.enable(readable: readable) {
+            var fields: JSONObject = ["type": .string(type.name), "frequency": .string(applied.rawValue)]
+            if asked != applied { fields.append("capped", .string("\(asked.rawValue) → \(applied.rawValue): iOS caps \(type.name)")) }
+            actions.append(event(.bgdeliveryEnabled, now, fields))
+        }
+        if config.app.registerObserversAtLaunch { actions += registerObservers(now: now, wokenFor: wokenFor) }
+        if inBackground {
+            actions += startBudget(config.app.wakeBudget, now: now)
+        } else {
+            actions += uiAppears(now: now)
+        }
+        actions += importFromContainer(now: now)
+        return actions
+    }
+
+    /// The UI appears for the first time since launch: tabs load (`.task`), and observers are
+    /// registered here when the app (wrongly) does it from the UI.
+    mutating func uiAppears(now: EmulatedInstant) -> [NodeAction] {
+        uiLoaded = true
+        var actions: [NodeAction] = []
+        if !config.app.registerObserversAtLaunch, observers.isEmpty { actions += registerObservers(now: now, wokenFor: nil) }
+        for tab in Tab.allCases { actions += reload(tab, source: "launch", now: now) }
+        return actions
+    }
+
+    /// `HKObserverQuery` + `execute` for the observed types; each fires once at once (R: O1, O2, H3).
+    mutating func registerObservers(now: EmulatedInstant, wokenFor: ObjectType?) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        observers = []
+        for type in ObjectType.observed {
+            if readable(type) {
+                observers.append(type)
+            } else {
+                actions.append(event(.observerSkipped, now, ["type": .string(type.name), "reason": "read not authorized"]))
+            }
+        }
+        actions.append(event(.observerRegistered, now, [
+            "types": .array(observers.map { .string($0.shortName) }),
+            "when": .string(config.app.registerObserversAtLaunch ? "launch" : "first appearance"),
+        ]))
+        for type in observers {
+            actions += observerFired(type, trigger: type == wokenFor ? .wake : .execute, now: now)
+        }
+        return actions
+    }
+
+    mutating func startBudget(_ budget: EmulatedDuration, now: EmulatedInstant) -> [NodeAction] {
+        let end = now + budget
+        if let current = budgetEndsAt, current >= end, budgetToken != nil { return [] }
+        if let token = budgetToken { timers.cancel(token) }
+        budgetEndsAt = end
+        budgetToken = timers.schedule(.budgetEnd, at: end)
+        return []
+    }
+
+    mutating func cancelBudget() {
+        if let token = budgetToken { timers.cancel(token) }
+        budgetToken = nil
+        budgetEndsAt = nil
+    }
+
+    /// The background budget ran out: the app is suspended, and wakes without a completion are missed.
+    mutating func budgetExpired(now: EmulatedInstant) -> [NodeAction] {
+        budgetEndsAt = nil
+        guard app == .background else { return [] }
+        execution += 1
+        var actions = setState(.suspended, reason: "budget expired", now: now)
+        actions += resolveMissedWakes(now: now)
+        return actions
+    }
+
+    /// `foreground`: the user opens the app (launching it if needed).
+    mutating func comeToForeground(now: EmulatedInstant) -> [NodeAction] {
+        switch app {
+        case .notRunning, .forceQuit:
+            return launch(now: now, reason: "user")
+        case .foreground:
+            return []
+        case .inactive:
+            return setState(.foreground, reason: "user", now: now)
+        case .background, .suspended:
+            cancelBudget()
+            if app == .suspended { execution += 1 }
+            let away = backgroundSince.map { now - $0 } ?? .zero
+            var actions = setState(.foreground, reason: "user", now: now, extra: ["away": .string(away.description)])
+            backgroundSince = nil
+            if !uiLoaded {
+                actions += uiAppears(now: now)
+            } else if away >= config.refresh.foregroundAfter {
+                // R: C6: back after a minute or more: one refresh request, watched in one place.
+                actions += requestRefresh(.foreground, now: now)
+            }
+            actions += importFromContainer(now: now)
+            return actions
+        }
+    }
+
+    /// `background`: the user leaves the app; it runs for its background budget, then is suspended.
+    mutating func goToBackground(now: EmulatedInstant, reason: String) -> [NodeAction] {
+        guard app.isOnScreen else { return [] }
+        backgroundSince = now
+        var actions = setState(.background, reason: reason, now: now)
+        actions += startBudget(config.app.backgroundBudget, now: now)
+        return actions
+    }
+
+    /// The process ends: by the user (force quit) or by the system (terminate).
+    mutating func endProcess(forceQuit: Bool, now: EmulatedInstant) -> [NodeAction] {
+        cancelBudget()
+        execution += 1
+        observers = []
+        uiLoaded = false
+        tabs.reset()
+        snapshots.reset()
+        if backgroundSince == nil { backgroundSince = now }
+        var actions = resolveMissedWakes(now: now)
+        if forceQuit { delivery.disableAll() }
+        actions += setState(forceQuit ? .forceQuit : .notRunning, reason: forceQuit ? "user force quit" : "system terminated", now: now)
+        return actions
+    }
+
+    /// Every wake still awaiting its completion is a miss: backoff, or delivery stops (R: O5).
+    mutating func resolveMissedWakes(now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        for type in delivery.awaiting {
+            guard let outcome = delivery.missed(type, now: now) else { continue }
+            counters.missedCompletions += 1
+            switch outcome {
+            case .backoff(let strike, let delay, let retryAt):
+                timers.schedule(.wake(type), at: retryAt)
+                actions.append(event(.bgdeliveryMissed, now, level: .warning, ["type": .string(type.name), "strike": .int(Int64(strike))]))
+                actions.append(event(.bgdeliveryBackoff, now, ["type": .string(type.name), "delay": .string(delay.description),
+                                                              "retryAt": .string(retryAt.description)]))
+            case .stopped(let strike):
+                actions.append(event(.bgdeliveryMissed, now, level: .warning, ["type": .string(type.name), "strike": .int(Int64(strike))]))
+                actions.append(event(.bgdeliveryStopped, now, level: .warning, [
+                    "type": .string(type.name), "reason": .string("\(strike) consecutive missed completion handlers; until the next launch"),
+                ]))
+            }
+        }
+        return actions
+    }
+
+    mutating func lock(now: EmulatedInstant) -> [NodeAction] {
+        guard !locked else { return [] }
+        locked = true
+        var actions = [event(.deviceLocked, now)]
+        actions += goToBackground(now: now, reason: "device locked")
+        return actions
+    }
+
+    /// Unlock merges what arrived while locked into the store; pending changes are delivered (R: H4).
+    mutating func unlock(now: EmulatedInstant) -> [NodeAction] {
+        guard locked else { return [] }
+        locked = false
+        notifier.unlocked()
+        let buffered = lockBuffer
+        lockBuffer = HealthObjectsBatch()
+        var actions = [event(.deviceUnlocked, now, ["buffered": .int(Int64(buffered.itemCount))])]
+        var changed: [ObjectType] = []
+        if !buffered.isEmpty {
+            let (types, stored) = saveToStore(buffered, now: now)
+            actions += stored
+            actions.append(event(.hkMerged, now, ["items": .int(Int64(buffered.itemCount)), "types": .array(types.map { .string($0.name) })]))
+            changed = types
+        }
+        let deferred = deferredUntilUnlock
+        deferredUntilUnlock = []
+        for type in deferred where !changed.contains(type) { changed.append(type) }
+        actions += healthDataChanged(changed.sorted(), now: now)
+        return actions
+    }
+
+    /// After a node restart: the app keeps its state, but work in progress is gone.
+    mutating func resumeAfterRestart(now: EmulatedInstant) -> [NodeAction] {
+        execution += 1
+        if let at = exporter.nextExportAt { exportToken = timers.schedule(.export, at: max(at, now)) }
+        for type in ObjectType.observed {
+            if let at = delivery.state(type)?.wakeAt { timers.schedule(.wake(type), at: max(at, now)) }
+        }
+        if app == .background { return startBudget(config.app.wakeBudget, now: now) }
+        if app.isOnScreen {
+            uiLoaded = false
+            return uiAppears(now: now)
+        }
+        return []
+    }
+}

@@ -1,0 +1,68 @@
+/// The workout detail's heart-rate pipeline (seed 002 step 3, R: D2): samples in the workout's
+/// range → drop values outside 20–300 bpm → 10-second bucket means → average, max, min.
+public enum HeartRateDetail {
+    /// Plausible heart rates; anything else is a sensor glitch.
+    public static let validRange: ClosedRange<Double> = 20...300
+    /// Bucket width: 10 s gives at most 180 points per 30 minutes.
+    public static let bucketMilliseconds: Int64 = 10_000
+
+    /// The downsampled series and its statistics.
+    public struct Summary: Hashable, Sendable {
+        /// Bucket start offsets from the workout start (ms) and their mean bpm.
+        public var offsets: [Int64]
+        public var values: [Double]
+        public var average: Double
+        public var maximum: Double
+        public var minimum: Double
+        /// Samples that passed the range filter.
+        public var sampleCount: Int
+    }
+
+    /// Runs the pipeline over samples given as parallel arrays of times and values (any order
+    /// within the range). Returns nil when no sample survives (the empty state).
+    public static func summarize(times: [Int64], values: [Double], start: Int64, end: Int64) -> Summary? {
+        precondition(times.count == values.count, "Invalid input: \(times.count) times for \(values.count) values")
+        guard end >= start else { return nil }
+        let bucketCount = Int((end - start) / bucketMilliseconds) + 1
+        var sums = [Double](repeating: 0, count: bucketCount)
+        var counts = [Int32](repeating: 0, count: bucketCount)
+        var total = 0.0, maximum = -Double.infinity, minimum = Double.infinity
+        var kept = 0
+        times.withUnsafeBufferPointer { times in
+            values.withUnsafeBufferPointer { values in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    counts.withUnsafeMutableBufferPointer { counts in
+                        for i in 0..<times.count {
+                            let t = times[i], v = values[i]
+                            guard t >= start, t <= end, v >= 20, v <= 300 else { continue }
+                            let bucket = Int((t - start) / bucketMilliseconds)
+                            sums[bucket] += v
+                            counts[bucket] += 1
+                            total += v
+                            if v > maximum { maximum = v }
+                            if v < minimum { minimum = v }
+                            kept += 1
+                        }
+                    }
+                }
+            }
+        }
+        guard kept > 0 else { return nil }
+        var offsets: [Int64] = []
+        var means: [Double] = []
+        offsets.reserveCapacity(bucketCount)
+        means.reserveCapacity(bucketCount)
+        for bucket in 0..<bucketCount where counts[bucket] > 0 {
+            offsets.append(Int64(bucket) * bucketMilliseconds)
+            means.append(sums[bucket] / Double(counts[bucket]))
+        }
+        return Summary(offsets: offsets, values: means, average: total / Double(kept), maximum: maximum,
+                       minimum: minimum, sampleCount: kept)
+    }
+
+    /// Convenience over samples.
+    public static func summarize(_ samples: [HealthSample], start: EmulatedInstant, end: EmulatedInstant) -> Summary? {
+        summarize(times: samples.map(\.start.milliseconds), values: samples.map(\.value),
+                  start: start.milliseconds, end: end.milliseconds)
+    }
+}

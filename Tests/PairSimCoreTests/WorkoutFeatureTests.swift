@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+@testable import PairSimCore
+
+@Suite("Workouts: downsampling, dedup, calories, notification")
+struct WorkoutFeatureTests {
+    // MARK: Downsampling (R: D2)
+
+    @Test("bucket means are exact and values outside 20–300 bpm are dropped")  // R: D2
+    func bucketMeans() throws {
+        let times: [Int64] = [0, 5_000, 9_999, 10_000, 15_000, 25_000, 26_000]
+        let values: [Double] = [100, 110, 400, 120, 130, 10, 140]
+        let summary = try #require(HeartRateDetail.summarize(times: times, values: values, start: 0, end: 30_000))
+        #expect(summary.offsets == [0, 10_000, 20_000])
+        #expect(summary.values == [105, 125, 140])
+        #expect(summary.sampleCount == 5)
+        #expect(summary.maximum == 140 && summary.minimum == 100)
+        #expect(summary.average == 120)
+    }
+
+    @Test("samples outside the workout's range are ignored; nothing left means the empty state")  // R: D2, D3
+    func rangeAndEmpty() {
+        #expect(HeartRateDetail.summarize(times: [-1, 50_000], values: [100, 100], start: 0, end: 40_000) == nil)
+        #expect(HeartRateDetail.summarize(times: [], values: [], start: 0, end: 1_000) == nil)
+    }
+
+    // R: D2
+    @Test("at most 180 points per 30 minutes, for a 30-minute and a 3-hour session", arguments: [1_800, 10_800])
+    func pointBudget(seconds: Int) throws {
+        let times = (0..<seconds).map { Int64($0) * 1_000 } // one sample a second
+        let values = times.map { 100 + Double($0 % 7_000) / 100 }
+        let summary = try #require(HeartRateDetail.summarize(times: times, values: values, start: 0, end: Int64(seconds) * 1_000))
+        #expect(summary.values.count <= 180 * (seconds / 1_800) + 1)
+        #expect(summary.values.count >= 180 * (seconds / 1_800))
+    }
+
+    // MARK: Dedup (R: D1)
+
+    static func workout(_ minute: Int64, minutes: Int64 = 30, source: ObjectSource = .watchApp, energy: Double? = 300) -> Workout {
+        Workout(uuid: UUID(), activity: "running", start: .zero + .minutes(minute), end: .zero + .minutes(minute + minutes),
+                activeDuration: .minutes(minutes), activeEnergy: energy, source: source)
+    }
+
+    static func record(_ minute: Int64, minutes: Int64 = 30, linkedTo: UUID?, calories: Double? = 270) -> ExerciseRecord {
+        ExerciseRecord(id: UUID(), exercise: "Running", start: .zero + .minutes(minute), duration: .minutes(minutes),
+                       calories: calories, healthKitWorkoutID: linkedTo, source: .watchApp)
+    }
+
+    @Test("records link by UUID; several records of one session make one row")  // R: D1
+    func linkByUUID() {
+        let workout = Self.workout(0)
+        let items = WorkoutList.build(workouts: [workout], records: [Self.record(0, linkedTo: workout.uuid), Self.record(10, linkedTo: workout.uuid)])
+        #expect(items.count == 1)
+        #expect(items[0].match == .uuid && items[0].records.count == 2)
+    }
+
+    @Test("a record without a UUID falls back to time overlap")  // R: D1
+    func overlapFallback() {
+        let workout = Self.workout(60)
+        let items = WorkoutList.build(workouts: [workout], records: [Self.record(65, minutes: 20, linkedTo: nil)])
+        #expect(items.count == 1 && items[0].match == .overlap)
+        let apart = WorkoutList.build(workouts: [workout], records: [Self.record(200, linkedTo: nil)])
+        #expect(apart.count == 2)
+    }
+
+    @Test("other apps' workouts show as external, never merged by time")  // R: D1
+    func external() {
+        let other = Self.workout(0, source: .other("strava"))
+        let items = WorkoutList.build(workouts: [other], records: [Self.record(5, linkedTo: nil)])
+        #expect(items.map(\.match).sorted { $0.rawValue < $1.rawValue } == [.external, .recordsOnly])
+    }
+
+    @Test("records arriving before their workout show once, then merge")  // R: D1
+    func recordsFirst() {
+        let workout = Self.workout(0)
+        let record = Self.record(0, linkedTo: workout.uuid)
+        let before = WorkoutList.build(workouts: [], records: [record])
+        #expect(before.count == 1 && before[0].match == .recordsOnly && before[0].id == record.id)
+        let after = WorkoutList.build(workouts: [workout], records: [record])
+        #expect(after.count == 1 && after[0].id == workout.uuid)
+    }
+
+    @Test("HealthKit's active energy wins over the record's; the record's is the fallback")  // R: D4
+    func calories() {
+        let workout = Self.workout(0, energy: 310)
+        let linked = WorkoutList.build(workouts: [workout], records: [Self.record(0, linkedTo: workout.uuid, calories: 250)])
+        #expect(linked[0].calories?.value == 310 && linked[0].calories?.source == "healthkit")
+        let noEnergy = Self.workout(0, energy: nil)
+        let fallback = WorkoutList.build(workouts: [noEnergy], records: [Self.record(0, linkedTo: noEnergy.uuid, calories: 250)])
+        #expect(fallback[0].calories?.value == 250 && fallback[0].calories?.source == "record")
+    }
+
+    // MARK: Notifier (R: D6)
+
+    @Test("first launch records without notifying; a new workout posts exactly once")  // R: D6
+    func notifier() {
+        var notifier = WorkoutNotifier()
+        let first = Self.workout(0), second = Self.workout(60), third = Self.workout(120)
+        #expect(notifier.callback(latest: .some(first)) == .recordedFirstLaunch(first.uuid))
+        #expect(notifier.callback(latest: .some(first)) == .unchanged)
+        #expect(notifier.callback(latest: .some(second)) == .posted(second))
+        #expect(notifier.callback(latest: .some(second)) == .unchanged)
+        #expect(notifier.callback(latest: .some(third)) == .posted(third))
+    }
+
+    @Test("a locked device posts the locked notice once per lock")  // R: D6, H4
+    func lockedNotice() {
+        var notifier = WorkoutNotifier()
+        _ = notifier.callback(latest: .some(nil))
+        #expect(notifier.callback(latest: nil) == .lockedNotice)
+        #expect(notifier.callback(latest: nil) == .lockedAgain)
+        notifier.unlocked()
+        #expect(notifier.callback(latest: nil) == .lockedNotice)
+    }
+
+    @Test("two workouts back to back on the phone: two notifications, each once")  // R: D6
+    func backToBack() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(2))
+        driver.arrive(HealthObjectsBatch(workouts: [driver.workout()]))
+        driver.advance(.seconds(5))
+        driver.arrive(HealthObjectsBatch(workouts: [driver.workout()]))
+        driver.advance(.hours(2))
+        #expect(driver.count(.notificationPosted, "title", "Workout completed") == 2)
+        #expect(driver.count(.notificationSuppressed) == 1)
+    }
+
+    @Test("a workout synced while locked posts the locked notice, then the real one after unlock")  // R: D6, H4
+    func lockedThenUnlocked() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(2))
+        driver.run("lock")
+        driver.advance(.minutes(1))
+        driver.arrive(HealthObjectsBatch(workouts: [driver.workout()]))
+        driver.advance(.minutes(1))
+        #expect(driver.count(.notificationPosted, "title", "Device locked") == 1)
+        driver.run("unlock")
+        driver.advance(.hours(1))
+        #expect(driver.count(.notificationPosted, "title", "Workout completed") == 1)
+    }
+
+    // MARK: The phone's workout features
+
+    @Test("records wait in CloudKit while the app is suspended and import at foreground")  // R: S4
+    func cloudKitImportGating() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(2))
+        driver.run("background")
+        driver.advance(.minutes(1))
+        let workout = driver.workout()
+        driver.arrive(RecordsBatch(saved: [Self.record(0, linkedTo: workout.uuid)]))
+        #expect(driver.count(.ckPending) == 1)
+        #expect(driver.phone.records.count == 0)
+        let mark = driver.mark
+        driver.run("foreground")
+        #expect(driver.count(.ckImport, from: mark) == 1)
+        #expect(driver.phone.records.count == 1)
+    }
+
+    @Test("detail degrades gracefully and says why")  // R: D3
+    func detailDegrades() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(40))
+        let workout = driver.workout()
+        let linked = Self.record(0, linkedTo: UUID(), calories: 200)
+        driver.arrive(HealthObjectsBatch(workouts: [workout]))
+        driver.arrive(RecordsBatch(saved: [linked]))
+        #expect(driver.run("open-workout \(workout.uuid.uuidString)").reply.contains("no heart-rate samples"))
+        #expect(driver.run("open-workout \(linked.id.uuidString)").reply.contains("HealthKit workout is not there"))
+        driver.run("authorize hr deny")
+        #expect(driver.run("open-workout \(workout.uuid.uuidString)").reply.contains("permission needed"))
+        driver.run("lock")
+        #expect(driver.run("open-workout \(linked.id.uuidString)").reply.contains("query failed"))
+        #expect(driver.refuse("open-workout nonsense").contains("not a UUID"))
+    }
+
+    @Test("detail shows the chart and summary from the workout's samples")  // R: D2
+    func detailChart() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(40))
+        let workout = driver.workout()
+        let samples = (0..<360).map { i in
+            HealthSample(uuid: UUID(), type: .heartRate, start: workout.start + .seconds(Int64(i) * 5), end: workout.start + .seconds(Int64(i) * 5),
+                         value: 120 + Double(i % 40), source: .watchApp)
+        }
+        driver.arrive(HealthObjectsBatch(workouts: [workout], samples: samples))
+        let reply = driver.run("open-workout latest").reply
+        #expect(reply.contains("┤"))
+        let loaded = driver.named(.detailLoaded).last!
+        #expect(loaded["points"] == 180)
+        #expect(loaded["max"]?.doubleValue == 159)
+    }
+
+    @Test("deleting removes the records and the linked workout; another app's workout fails but records still go")  // R: D5, H5
+    func deletion() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(40))
+        let own = driver.workout()
+        let other = driver.workout(source: .other("strava"))
+        let ownRecord = Self.record(0, linkedTo: own.uuid), otherRecord = Self.record(0, linkedTo: other.uuid)
+        driver.arrive(HealthObjectsBatch(workouts: [own, other]))
+        driver.arrive(RecordsBatch(saved: [ownRecord, otherRecord]))
+        let mark = driver.mark
+        let result = driver.run("delete-workout \(own.uuid.uuidString)")
+        #expect(driver.phone.store.workout(own.uuid) == nil)
+        #expect(driver.phone.records.record(ownRecord.id) == nil)
+        #expect(result.actions.frames.map(\.topic).contains("hk.objects"))
+        #expect(result.actions.frames.map(\.topic).contains("ck.records"))
+        driver.run("delete-workout \(otherRecord.id.uuidString)")
+        #expect(driver.count(.hkDeleteFailed, from: mark) == 1)
+        #expect(driver.phone.store.workout(other.uuid) != nil)
+        #expect(driver.phone.records.record(otherRecord.id) == nil)
+    }
+}
