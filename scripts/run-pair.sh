@@ -46,18 +46,14 @@ uuid=$(grep -oE 'workout=[0-9A-F-]{36}' <<<"$reply" | cut -d= -f2)
 [ -n "$uuid" ] || fail "the watch did not report a workout UUID"
 
 say "waiting for phone-node to notice workout $uuid"
-seen=""
-for _ in $(seq 1 300); do
-  if "$BIN/topology" log "$TOPOLOGY" --node phone --grep "$uuid" | grep -q "hk.saved"; then
-    seen=yes
-    # Give the records (cloudkit channel) and the app's reaction a moment to land too.
-    for _ in $(seq 1 150); do
-      "$BIN/topology" log "$TOPOLOGY" --node phone --grep "$uuid" | grep -q "record.saved" && break
-      sleep 0.2
-    done
-    sleep 1
-    break
-  fi
+phone_log() { "$BIN/topology" log "$TOPOLOGY" --node phone; }
+seen="" notified="" recorded=""
+for _ in $(seq 1 450); do
+  log_now=$(phone_log)
+  grep -q "hk.saved.*$uuid" <<<"$log_now" && seen=yes
+  grep -q "notification.posted.*$uuid" <<<"$log_now" && notified=yes
+  grep -q "record.saved.*healthKitWorkoutID=$uuid" <<<"$log_now" && recorded=yes
+  [ -n "$seen" ] && [ -n "$notified" ] && [ -n "$recorded" ] && break
   sleep 0.2
 done
 
@@ -70,6 +66,8 @@ wait "$launcher" 2>/dev/null || true
 trap - EXIT
 elapsed=$(( $(date +%s) - started ))
 if [ -n "$seen" ]; then
+  [ -n "$notified" ] || say "note: no 'Workout completed' notification for $uuid (is the phone app force-quit or locked?)"
+  [ -n "$recorded" ] || say "note: the ExerciseRecord for $uuid is still in the CloudKit channel"
   say "ok: phone-node saved workout $uuid (${elapsed}s after the build)"
 else
   tail -n 40 "$log"

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+
+@Suite("End to end: the phone's HealthKit and app on real processes", .serialized)
+struct PhoneEndToEndTests {
+    /// Waits until the phone's app reaches `state`.
+    static func waitForApp(_ pair: PairHarness, _ state: String) throws {
+        try pair.waitFor(.phone, "app \(state)") { $0.name == "app.state" && $0["to"]?.stringValue == state }
+    }
+
+    @Test("a sample written while the phone app is suspended wakes it, and it completes", .timeLimit(.minutes(1)))  // R: O4, O5, L2, W5
+    func wakeWhileSuspended() throws {
+        let pair = try PairHarness("e2e-wake")
+        defer { pair.stopAll() }
+        try pair.up()
+        try pair.must(.phone, "background")
+        try Self.waitForApp(pair, "suspended")
+        try pair.must(.watch, "write-sample hrv 47")
+        try pair.waitFor(.phone, "the wake") { $0.name == "bgdelivery.wake" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
+        try pair.waitFor(.phone, "the completion") { $0.name == "bgdelivery.completion" }
+        let fired = pair.events(.phone).filter { $0.name == "observer.fired" && $0["trigger"]?.stringValue == "wake" }
+        #expect(fired.count == 1)
+        #expect(pair.events(.phone).contains { $0.name == "cache.invalidated" && $0["reason"]?.stringValue == "backgroundDelivery" })
+    }
+
+    @Test("three missed completions stop delivery for the type", .timeLimit(.minutes(1)))  // R: O5
+    func threeMisses() throws {
+        let pair = try PairHarness("e2e-misses")
+        defer { pair.stopAll() }
+        try pair.up()
+        try pair.must(.phone, "miss-completion hrv 3")
+        try pair.must(.phone, "background")
+        try Self.waitForApp(pair, "suspended")
+        try pair.must(.watch, "write-sample hrv 51")
+        try pair.waitFor(.phone, seconds: 45, "delivery stopped") { $0.name == "bgdelivery.stopped" }
+        let phone = pair.events(.phone)
+        #expect(phone.filter { $0.name == "bgdelivery.wake" }.count == 3)
+        #expect(phone.filter { $0.name == "bgdelivery.backoff" }.map { $0["delay"]?.stringValue } == ["1m", "2m"])
+        #expect(try pair.must(.phone, "status").contains("hrv immediate STOPPED misses 3"))
+    }
+
+    @Test("HRV from the watch: one refresh and tab reloads; a second write 20 s later is throttled", .timeLimit(.minutes(1)))  // R: C1, C2, C3, C7
+    func refreshThenThrottle() throws {
+        let pair = try PairHarness("e2e-refresh")
+        defer { pair.stopAll() }
+        try pair.up()
+        sleep(2) // past the first minute after launch (60 s emulated at 60×)
+        try pair.must(.watch, "write-sample hrv 49")
+        let refresh = try pair.waitFor(.phone, "the refresh") { $0.name == "coordinator.refresh" }
+        try pair.waitFor(.phone, count: 3, "three tab loads") { $0.name == "tab.loaded" && $0.at >= refresh[0].at }
+        let today = pair.events(.phone).last { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "today" }
+        #expect(today?["hrv"]?.doubleValue == 49)
+        usleep(333_000) // 20 s emulated
+        try pair.must(.watch, "write-sample hrv 52")
+        let throttled = try pair.waitFor(.phone, "the throttled second write") { $0.name == "coordinator.throttled" && $0.at > refresh[0].at }
+        #expect(throttled[0]["source"]?.stringValue == "observer")
+        #expect(pair.events(.phone).filter { $0.name == "coordinator.refresh" }.count == 1)
+    }
+
+    @Test("a finished workout: exactly one notification, and the detail shows its chart", .timeLimit(.minutes(1)))  // R: D2, D6, W1
+    func notificationAndDetail() throws {
+        let pair = try PairHarness("e2e-notify")
+        defer { pair.stopAll() }
+        try pair.up()
+        try pair.must(.watch, "start-workout running")
+        sleep(1)
+        let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
+        try pair.waitFor(.phone, "the notification") { $0.name == "notification.posted" && $0["uuid"]?.stringValue == uuid }
+        try pair.waitFor(.phone, "the record") { $0.name == "record.saved" }
+        let detail = try pair.must(.phone, "open-workout latest")
+        #expect(detail.contains("heart rate: average"))
+        #expect(detail.contains("┤"))
+        sleep(1)
+        #expect(pair.events(.phone).filter { $0.name == "notification.posted" }.count == 1)
+    }
+
+    @Test("deleting on the phone removes the workout on both sides", .timeLimit(.minutes(1)))  // R: D5, S2
+    func deleteEverywhere() throws {
+        let pair = try PairHarness("e2e-delete")
+        defer { pair.stopAll() }
+        try pair.up()
+        try pair.must(.watch, "start-workout strength")
+        usleep(500_000)
+        let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
+        try pair.waitFor(.phone, count: 3, "three records") { $0.name == "record.saved" }
+        let reply = try pair.must(.phone, "delete-workout \(uuid)")
+        #expect(reply.contains("deleted 3 record(s)") && reply.contains("deleted HealthKit workout"))
+        try pair.waitFor(.watch, "the workout deleted on the watch") { $0.name == "hk.deleted" && $0["uuid"]?.stringValue == uuid }
+        try pair.waitFor(.watch, count: 3, "the records deleted on the watch") { $0.name == "record.deleted" }
+        let watch = try pair.must(.watch, "status")
+        #expect(watch.contains("healthkit store: 0 workouts"), "\(watch)")
+        #expect(watch.contains("records: 0"), "\(watch)")
+    }
+
+    @Test("records arriving before their HealthKit workout still show once", .timeLimit(.minutes(1)))  // R: D1
+    func recordsBeforeWorkout() throws {
+        let pair = try PairHarness("e2e-order", channels: """
+            channels:
+              healthkit: { latency: 3m }
+              cloudkit: { latency: 0, exportInterval: off }
+            """)
+        defer { pair.stopAll() }
+        try pair.up()
+        try pair.must(.watch, "start-workout running")
+        usleep(500_000)
+        let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
+        try pair.waitFor(.phone, "the record first") { $0.name == "record.saved" }
+        #expect(!pair.events(.phone).contains { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid })
+        try pair.must(.phone, "pull-to-refresh train")
+        let early = try pair.waitFor(.phone, "train with the record alone") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["recordsOnly"] == 1 }
+        #expect(early.last?["workouts"] == 1)
+        try pair.waitFor(.phone, "the workout later") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try pair.must(.phone, "pull-to-refresh train")
+        let late = try pair.waitFor(.phone, "train with one linked workout") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["linked"] == 1 }
+        #expect(late.last?["workouts"] == 1)
+    }
+}
