@@ -61,6 +61,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmarks (scripts/bench.sh): a C reference loop and the bench driver.
+        .target(name: "CBenchKernels"),
+        .executableTarget(
+            name: "pairsim-bench",
+            dependencies: [
+                "PairSimRuntime", "PairSimulation", "ZeroMQ", "CBenchKernels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),

@@ -117,6 +117,19 @@ public final class Socket {
         return (bytes, zmq_msg_more(&message) != 0)
     }
 
+    /// Receives one frame into `buffer` without allocating; returns the frame's full size (which
+    /// may exceed the buffer: the rest is cut), or nil when nothing is waiting (with `dontWait`).
+    public func receive(into buffer: inout [UInt8], dontWait: Bool = false) throws(ZMQError) -> Int? {
+        while true {
+            let rc = buffer.withUnsafeMutableBytes { zmq_recv(handle, $0.baseAddress, $0.count, dontWait ? ZMQ_DONTWAIT : 0) }
+            if rc >= 0 { return Int(rc) }
+            let error = ZMQError.last("receive")
+            if error.isInterrupted { continue }
+            if error.isWouldBlock { return nil }
+            throw error
+        }
+    }
+
     /// Receives a whole multipart message; nil when nothing is waiting (with `dontWait`) or on timeout.
     public func receiveMultipart(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
         guard let first = try receiveFrame(dontWait: dontWait) else { return nil }

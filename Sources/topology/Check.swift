@@ -1,5 +1,6 @@
 import ArgumentParser
 import PairSimCore
+import PairSimRuntime
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +12,7 @@ struct Check: ParsableCommand {
     func run() throws {
         for file in files {
             let topology = try loadTopology(file)
-            print("\(file): ok — \(topology.name), seed \(topology.seed), time scale \(topology.timeScale)×")
+            print("\(file): ok — \(topology.name), seed \(topology.seed), time scale \(PairSupervisor.show(topology.timeScale))×")
             for node in NodeName.allCases {
                 let e = topology.nodes[node]!
                 print("  \(node): publish \(e.publish), control \(e.control), data \(e.data)")

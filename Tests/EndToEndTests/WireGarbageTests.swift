@@ -30,13 +30,13 @@ struct WireGarbageTests {
             [Array("hk.objects".utf8), Array(("{\"v\":1,\"pad\":\"" + String(repeating: "x", count: 5_000_000) + "\"}").utf8)],
         ]
         for frames in garbage { try fake.send(multipart: frames) }
-        let uuid = UUID(uuidString: "019CA6B6-5147-7797-BE9B-D99045A883A3")!
+        let uuid = UUID(text: "019CA6B6-5147-7797-BE9B-D99045A883A3")!
         let workout = Workout(uuid: uuid, activity: "running", start: .zero, end: .zero + .minutes(20),
                               activeDuration: .minutes(20), activeEnergy: 210, source: .watchApp)
         let valid = WireCodec.encode(Envelope(from: .watch, stream: "raw.hk", seq: 1, sentAt: .zero, channel: .healthkit,
                                               kind: .objects, body: HealthObjectsBatch(workouts: [workout]).body))
         try fake.send(multipart: [Array(valid.topic.utf8), valid.payload])
-        try pair.waitFor(.phone, "the valid workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid.uuidString }
+        try pair.waitFor(.phone, "the valid workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid.text }
         let rejected = try pair.waitFor(.phone, count: garbage.count, "one rejection per bad frame") { $0.name == "wire.rejected" }
         let codes = Set(rejected.compactMap { $0["code"]?.stringValue })
         #expect(codes == ["frame-count", "not-json", "unsupported-version", "unknown-topic", "bad-envelope", "bad-body", "oversized"])

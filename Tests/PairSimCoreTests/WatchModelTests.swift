@@ -28,7 +28,7 @@ struct WatchModelTests {
         #expect(watch.records.records.allSatisfy { $0.healthKitWorkoutID == workout.uuid })
         let events = results[1].actions.events.map(\.name)
         #expect(events.contains("workout.finished"))
-        #expect(results[1].reply.contains("workout=\(workout.uuid.uuidString)"))
+        #expect(results[1].reply.contains("workout=\(workout.uuid.text)"))
     }
 
     @Test("pause and resume exclude the pause from active time")  // R: W1

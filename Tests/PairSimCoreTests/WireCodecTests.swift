@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Wire codec")
 struct WireCodecTests {
-    static let workoutID = UUID(uuidString: "019CA6B6-5147-7797-BE9B-D99045A883A3")!
+    static let workoutID = UUID(text: "019CA6B6-5147-7797-BE9B-D99045A883A3")!
 
     static func envelope(body: JSONObject = [:]) -> Envelope {
         Envelope(from: .watch, stream: "boot.hk", seq: 3, sentAt: EmulatedInstant(milliseconds: 1_000),
@@ -97,6 +97,60 @@ struct WireCodecTests {
             try HealthObjectsBatch(body: body, limits: WireLimits(maxItemsPerMessage: 10))
         } throws: { error in
             (error as? DecodeError)?.path == path
+        }
+    }
+
+    static func series(_ change: (inout JSONObject) -> Void) -> JSONObject {
+        var series: JSONObject = ["type": "heartRate", "source": "watch-app", "uuid": [.string(workoutID.text), .string(UUID().text)],
+                                  "start": [0, 5_000], "value": [120, 121.5]]
+        change(&series)
+        return ["series": [.object(series)]]
+    }
+
+    // R: S7
+    @Test("refuses hostile series naming the element", arguments: [
+        (WireCodecTests.series { $0["uuid"] = [.string(workoutID.text), "nope"] }, "body.series[0].uuid[1]"),
+        (WireCodecTests.series { $0["start"] = [0] }, "body.series[0]"),
+        (WireCodecTests.series { $0["start"] = [0, -4] }, "body.series[0].start[1]"),
+        (WireCodecTests.series { $0["end"] = [0, 1] }, "body.series[0].end[1]"),
+        (WireCodecTests.series { $0["value"] = [120, 9_000] }, "body.series[0].value[1]"),
+        (WireCodecTests.series { $0["source"] = .string(String(repeating: "x", count: 30)) }, "body.series[0].source"),
+        (WireCodecTests.series { $0["type"] = "mood" }, "body.series[0].type"),
+    ] as [(JSONObject, String)])
+    func refusesHostileSeries(body: JSONObject, path: String) {
+        #expect {
+            try HealthObjectsBatch(body: body, limits: .default)
+        } throws: { error in
+            (error as? DecodeError)?.path == path
+        }
+    }
+
+    @Test("samples go out as series and come back unchanged")  // R: S1
+    func seriesRoundTrip() throws {
+        var random = UUIDGenerator(seed: 3, label: "t")
+        var samples: [HealthSample] = []
+        for i in 0..<50 {
+            let even = i % 2 == 0
+            let start = EmulatedInstant(milliseconds: Int64(i) * 1_000)
+            let end = start + .milliseconds(even ? 0 : 500)
+            let value: Double = even ? 100 + Double(i) / 10 : 3
+            let source: ObjectSource = i % 3 == 0 ? .other("strava") : .watchApp
+            samples.append(HealthSample(uuid: random.next(at: .zero), type: even ? .heartRate : .sleepAnalysis,
+                                        start: start, end: end, value: value, source: source))
+        }
+        let batch = HealthObjectsBatch(samples: samples)
+        #expect(batch.body["series"] != nil && batch.body["samples"] == nil)
+        let decoded = try HealthObjectsBatch(body: try JSONParser().parse(JSONWriter.bytes(.object(batch.body))).objectValue!, limits: .default)
+        #expect(Set(decoded.samples) == Set(samples))
+    }
+
+    @Test("doubles survive writing and reading exactly")
+    func doublesRoundTrip() throws {
+        var random = SplitMix64(seed: 8)
+        for _ in 0..<20_000 {
+            let choices: [Double] = [random.uniform(-1e6, 1e6), (random.uniform(0, 300) * 10).rounded() / 10, random.uniform(0, 1) * 1e-7]
+            let value = choices[Int(random.next() % 3)]
+            #expect(try JSONParser().parse(JSONWriter.bytes(.double(value))).doubleValue == value)
         }
     }
 

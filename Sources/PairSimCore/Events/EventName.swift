@@ -14,6 +14,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case workoutCrashed = "workout.crashed"
     case workoutRecovered = "workout.recovered"
     case sampleWritten = "sample.written"
+    case samplesWritten = "samples.written"
     // Stores
     case hkSaved = "hk.saved"
     case hkDeleted = "hk.deleted"

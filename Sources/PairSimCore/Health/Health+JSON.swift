@@ -4,7 +4,7 @@ extension HealthSample {
     /// Wire form: `{"uuid","type","start","end","value","source"}`.
     public var json: JSON {
         var o = JSONObject()
-        o.append("uuid", .string(uuid.uuidString))
+        o.append("uuid", .string(uuid.text))
         o.append("type", .string(type.rawValue))
         o.append("start", .int(start.milliseconds))
         o.append("end", .int(end.milliseconds))
@@ -23,7 +23,7 @@ extension HealthSample {
         guard end >= start else { throw DecodeError(path: "\(r.path).end", reason: "is before start") }
         self.init(uuid: try r.uuid("uuid"), type: type, start: start, end: end,
                   value: try r.double("value", min: type.validRange.lowerBound, max: type.validRange.upperBound),
-                  source: ObjectSource(name: try r.string("source")))
+                  source: try r.source("source"))
     }
 }
 
@@ -31,7 +31,7 @@ extension Workout {
     /// Wire form: `{"uuid","activity","start","end","activeDuration","activeEnergy","source"}`.
     public var json: JSON {
         var o = JSONObject()
-        o.append("uuid", .string(uuid.uuidString))
+        o.append("uuid", .string(uuid.text))
         o.append("activity", .string(activity))
         o.append("start", .int(start.milliseconds))
         o.append("end", .int(end.milliseconds))
@@ -49,7 +49,7 @@ extension Workout {
         self.init(uuid: try r.uuid("uuid"), activity: try r.string("activity"), start: start, end: end,
                   activeDuration: .milliseconds(active),
                   activeEnergy: try r.optionalDouble("activeEnergy", min: 0, max: 50_000),
-                  source: ObjectSource(name: try r.string("source")))
+                  source: try r.source("source"))
     }
 }
 
@@ -57,12 +57,12 @@ extension ExerciseRecord {
     /// Wire form: `{"id","exercise","start","duration","calories","healthKitWorkoutID","source"}`.
     public var json: JSON {
         var o = JSONObject()
-        o.append("id", .string(id.uuidString))
+        o.append("id", .string(id.text))
         o.append("exercise", .string(exercise))
         o.append("start", .int(start.milliseconds))
         o.append("duration", .int(duration.milliseconds))
         o.append("calories", calories.map(JSON.double) ?? .null)
-        o.append("healthKitWorkoutID", .optional(healthKitWorkoutID?.uuidString))
+        o.append("healthKitWorkoutID", .optional(healthKitWorkoutID?.text))
         o.append("source", .string(source.name))
         return .object(o)
     }
@@ -72,12 +72,12 @@ extension ExerciseRecord {
                   duration: .milliseconds(try r.int("duration", min: 0, max: 1 << 40)),
                   calories: try r.optionalDouble("calories", min: 0, max: 50_000),
                   healthKitWorkoutID: try r.optionalUUID("healthKitWorkoutID"),
-                  source: ObjectSource(name: try r.string("source")))
+                  source: try r.source("source"))
     }
 }
 
 extension DeletedObject {
-    public var json: JSON { .object(["uuid": .string(uuid.uuidString), "type": .string(type.name)]) }
+    public var json: JSON { .object(["uuid": .string(uuid.text), "type": .string(type.name)]) }
 
     public init(reading r: FieldReader) throws(DecodeError) {
         let typeName = try r.string("type")
@@ -103,19 +103,26 @@ public struct HealthObjectsBatch: Hashable, Sendable {
     public var isEmpty: Bool { workouts.isEmpty && samples.isEmpty && deleted.isEmpty }
     public var itemCount: Int { workouts.count + samples.count + deleted.count }
 
+    /// Samples travel as `series`: one columnar group per type and source (compact, fast to read).
     public var body: JSONObject {
         var o = JSONObject()
         if !workouts.isEmpty { o.append("workouts", .array(workouts.map(\.json))) }
-        if !samples.isEmpty { o.append("samples", .array(samples.map(\.json))) }
+        if !samples.isEmpty { o.append("series", .array(SampleSeries.group(samples).map(\.json))) }
         if !deleted.isEmpty { o.append("deleted", .array(deleted.map(\.json))) }
         return o
     }
 
+    /// Reads a body; samples may come as `series` (what nodes send) or as `samples` objects.
     public init(body: JSONObject, limits: WireLimits) throws(DecodeError) {
         let r = FieldReader(body, path: "body")
         let limit = limits.maxItemsPerMessage
         workouts = try r.objects("workouts", limit: limit) { (r) throws(DecodeError) in try Workout(reading: r) }
         samples = try r.objects("samples", limit: limit) { (r) throws(DecodeError) in try HealthSample(reading: r) }
+        for (index, item) in try r.array("series", limit: 100).enumerated() {
+            let path = "body.series[\(index)]"
+            guard let object = item.objectValue else { throw DecodeError(path: path, reason: "expected an object, got \(item.kindName)") }
+            samples += try SampleSeries.read(FieldReader(object, path: path), limit: limit - samples.count)
+        }
         deleted = try r.objects("deleted", limit: limit) { (r) throws(DecodeError) in try DeletedObject(reading: r) }
         if itemCount > limit { throw DecodeError(path: "body", reason: "\(itemCount) items exceed the limit of \(limit)") }
     }
@@ -124,7 +131,7 @@ public struct HealthObjectsBatch: Hashable, Sendable {
     public var summary: JSONObject {
         var o = JSONObject()
         if !workouts.isEmpty { o.append("workouts", .int(Int64(workouts.count))) }
-        if workouts.count == 1 { o.append("workout", .string(workouts[0].uuid.uuidString)) }
+        if workouts.count == 1 { o.append("workout", .string(workouts[0].uuid.text)) }
         if !samples.isEmpty { o.append("samples", .int(Int64(samples.count))) }
         if !deleted.isEmpty { o.append("deleted", .int(Int64(deleted.count))) }
         return o
@@ -146,7 +153,7 @@ public struct RecordsBatch: Hashable, Sendable {
     public var body: JSONObject {
         var o = JSONObject()
         if !saved.isEmpty { o.append("saved", .array(saved.map(\.json))) }
-        if !deleted.isEmpty { o.append("deleted", .array(deleted.map { .string($0.uuidString) })) }
+        if !deleted.isEmpty { o.append("deleted", .array(deleted.map { .string($0.text) })) }
         return o
     }
 
@@ -155,7 +162,7 @@ public struct RecordsBatch: Hashable, Sendable {
         saved = try r.objects("saved", limit: limits.maxItemsPerMessage) { (r) throws(DecodeError) in try ExerciseRecord(reading: r) }
         deleted = []
         for (index, item) in try r.array("deleted", limit: limits.maxItemsPerMessage).enumerated() {
-            guard let text = item.stringValue, let uuid = UUID(uuidString: text) else {
+            guard let text = item.stringValue, let uuid = UUID(text: text) else {
                 throw DecodeError(path: "body.deleted[\(index)]", reason: "expected a UUID string")
             }
             deleted.append(uuid)

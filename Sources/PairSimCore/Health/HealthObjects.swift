@@ -1,26 +1,50 @@
 import Foundation
 
 /// Who wrote a HealthKit object. The app group (watch app + phone app) may delete its own objects only.
-public enum ObjectSource: Hashable, Sendable, CustomStringConvertible {
-    case watchApp
-    case phoneApp
-    /// Another app on either device, e.g. `other-app` or `strava`.
-    case other(String)
+///
+/// Stored inline as up to 24 bytes of UTF-8 (no heap string), so samples copy as plain memory:
+/// the sync path moves millions of them.
+public struct ObjectSource: Hashable, Sendable, CustomStringConvertible {
+    /// Longest source name, in UTF-8 bytes.
+    public static let maxNameBytes = 24
+    let a: UInt64, b: UInt64, c: UInt64
 
-    /// Wire and command spelling: `watch-app`, `phone-app`, or the other app's name.
-    public var name: String {
-        switch self {
-        case .watchApp: "watch-app"
-        case .phoneApp: "phone-app"
-        case .other(let name): name
-        }
+    init(a: UInt64, b: UInt64, c: UInt64) {
+        self.a = a
+        self.b = b
+        self.c = c
     }
 
+    /// This app on the watch.
+    public static var watchApp: ObjectSource { ObjectSource(a: 0x7061_2D68_6374_6177, b: 0x70, c: 0) }
+    /// This app on the phone.
+    public static var phoneApp: ObjectSource { ObjectSource(a: 0x7061_2D65_6E6F_6870, b: 0x70, c: 0) }
+    /// Another app, e.g. `other("strava")`.
+    public static func other(_ name: String) -> ObjectSource { ObjectSource(name: name) }
+
+    /// `watch-app`, `phone-app` (also spelled `watch`, `phone`) or another app's name; names
+    /// longer than 24 bytes are cut (use `parse` to refuse them instead).
     public init(name: String) {
-        switch name {
-        case "watch-app", "watch": self = .watchApp
-        case "phone-app", "phone": self = .phoneApp
-        default: self = .other(name)
+        let spelled = name == "watch" ? "watch-app" : name == "phone" ? "phone-app" : name
+        var bytes = [UInt8](repeating: 0, count: 24)
+        for (index, byte) in spelled.utf8.prefix(Self.maxNameBytes).enumerated() { bytes[index] = byte }
+        (a, b, c) = bytes.withUnsafeBytes { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                                             $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                                             $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self)) }
+    }
+
+    /// A source name from the wire: nil when empty or longer than 24 bytes.
+    public static func parse(_ name: String) -> ObjectSource? {
+        guard !name.isEmpty, name.utf8.count <= maxNameBytes, !name.utf8.contains(0) else { return nil }
+        return ObjectSource(name: name)
+    }
+
+    /// Wire and command spelling.
+    public var name: String {
+        var words = (a, b, c)
+        return withUnsafeBytes(of: &words) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 

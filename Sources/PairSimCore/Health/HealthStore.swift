@@ -21,6 +21,12 @@ public struct HealthStore: Hashable, Sendable {
         }
     }
 
+    /// Samples per type, indexed by `SampleType.index` (no hashing per sample).
+    struct SampleTable: Hashable, Sendable {
+        var lists: [[Stored<HealthSample>]] = Array(repeating: [], count: SampleType.allCases.count)
+        subscript(type: SampleType) -> [Stored<HealthSample>] { lists[type.index] }
+    }
+
     /// What a save changed.
     public struct SaveResult: Hashable, Sendable {
         public var workouts: [Workout] = []
@@ -39,33 +45,37 @@ public struct HealthStore: Hashable, Sendable {
     /// Increases with every change; anchored queries return changes after a given anchor.
     public private(set) var anchor: Int64 = 0
     var workoutsByID: [UUID: Stored<Workout>] = [:]
-    var samplesByType: [SampleType: [Stored<HealthSample>]] = [:]
-    var sampleTypeByID: [UUID: SampleType] = [:]
+    var samplesByType = SampleTable()
+    /// Every stored sample's id: one hash per save decides "new or duplicate".
+    var sampleIDs: Set<UUIDKey> = []
     public private(set) var tombstones: [Tombstone] = []
     /// Every UUID ever deleted: a late copy of a deleted object is not resurrected.
-    var deletedIDs: Set<UUID> = []
+    var deletedIDs: Set<UUIDKey> = []
 
     public init() {}
 
     public var workoutCount: Int { workoutsByID.count }
-    public var sampleCount: Int { sampleTypeByID.count }
-    public func sampleCount(_ type: SampleType) -> Int { samplesByType[type]?.count ?? 0 }
-    public func contains(_ uuid: UUID) -> Bool { workoutsByID[uuid] != nil || sampleTypeByID[uuid] != nil }
-    public func wasDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(uuid) }
+    public var sampleCount: Int { sampleIDs.count }
+    public func sampleCount(_ type: SampleType) -> Int { samplesByType[type].count }
+    public func contains(_ uuid: UUID) -> Bool { workoutsByID[uuid] != nil || sampleIDs.contains(UUIDKey(uuid)) }
+    public func wasDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(UUIDKey(uuid)) }
 
     /// Saves new objects; objects already here or deleted earlier are ignored (idempotent by UUID).
     public mutating func save(workouts: [Workout], samples: [HealthSample]) -> (SaveResult, [PersistOp]) {
         var result = SaveResult()
         let newAnchor = anchor + 1
         for workout in workouts {
-            if workoutsByID[workout.uuid] != nil || deletedIDs.contains(workout.uuid) { result.ignored += 1; continue }
+            if workoutsByID[workout.uuid] != nil || deletedIDs.contains(UUIDKey(workout.uuid)) { result.ignored += 1; continue }
             workoutsByID[workout.uuid] = Stored(object: workout, anchor: newAnchor)
             result.workouts.append(workout)
         }
+        result.samples.reserveCapacity(samples.count)
+        sampleIDs.reserveCapacity(sampleIDs.count + samples.count)
         for sample in samples {
-            if sampleTypeByID[sample.uuid] != nil || deletedIDs.contains(sample.uuid) { result.ignored += 1; continue }
-            sampleTypeByID[sample.uuid] = sample.type
-            samplesByType[sample.type, default: []].append(Stored(object: sample, anchor: newAnchor))
+            let key = UUIDKey(sample.uuid)
+            if !deletedIDs.isEmpty, deletedIDs.contains(key) { result.ignored += 1; continue }
+            guard sampleIDs.insert(key).inserted else { result.ignored += 1; continue }
+            samplesByType.lists[sample.type.index].append(Stored(object: sample, anchor: newAnchor))
             result.samples.append(sample)
         }
         guard !result.isEmpty else { return (result, []) }
@@ -80,12 +90,13 @@ public struct HealthStore: Hashable, Sendable {
     public mutating func delete(_ objects: [DeletedObject], now: EmulatedInstant) -> ([DeletedObject], [PersistOp]) {
         var deleted: [DeletedObject] = []
         let newAnchor = anchor + 1
-        for object in objects where !deletedIDs.contains(object.uuid) {
-            deletedIDs.insert(object.uuid)
+        for object in objects where !deletedIDs.contains(UUIDKey(object.uuid)) {
+            deletedIDs.insert(UUIDKey(object.uuid))
             if workoutsByID.removeValue(forKey: object.uuid) != nil {
                 deleted.append(DeletedObject(uuid: object.uuid, type: .workout))
-            } else if let type = sampleTypeByID.removeValue(forKey: object.uuid) {
-                samplesByType[type]?.removeAll { $0.object.uuid == object.uuid }
+            } else if sampleIDs.remove(UUIDKey(object.uuid)) != nil,
+                      let type = SampleType.allCases.first(where: { samplesByType[$0].contains { $0.object.uuid == object.uuid } }) {
+                samplesByType.lists[type.index].removeAll { $0.object.uuid == object.uuid }
                 deleted.append(DeletedObject(uuid: object.uuid, type: .sample(type)))
             } else {
                 // Deleted before it arrived here: remember, so the late copy is not saved.
@@ -112,24 +123,24 @@ public struct HealthStore: Hashable, Sendable {
 
     /// All workouts, oldest end first.
     public var workouts: [Workout] {
-        workoutsByID.values.map(\.object).sorted { ($0.end, $0.uuid.uuidString) < ($1.end, $1.uuid.uuidString) }
+        workoutsByID.values.map(\.object).sorted { ($0.end, $0.uuid.text) < ($1.end, $1.uuid.text) }
     }
 
     /// The workout with the latest end date (HKSampleQuery sorted by end date, limit 1).
     public var latestWorkout: Workout? {
-        workoutsByID.values.map(\.object).max { ($0.end, $0.uuid.uuidString) < ($1.end, $1.uuid.uuidString) }
+        workoutsByID.values.map(\.object).max { ($0.end, $0.uuid.text) < ($1.end, $1.uuid.text) }
     }
 
     /// Samples of `type` overlapping `range`, ordered by start.
     public func samples(_ type: SampleType, from start: EmulatedInstant = .zero, to end: EmulatedInstant = .distantFuture) -> [HealthSample] {
-        (samplesByType[type] ?? []).lazy.map(\.object)
+        samplesByType[type].lazy.map(\.object)
             .filter { $0.end >= start && $0.start <= end }
-            .sorted { ($0.start, $0.uuid.uuidString) < ($1.start, $1.uuid.uuidString) }
+            .sorted { ($0.start, UUIDKey($0.uuid)) < ($1.start, UUIDKey($1.uuid)) }
     }
 
     /// The most recent sample of `type` by end date.
     public func latestSample(_ type: SampleType) -> HealthSample? {
-        (samplesByType[type] ?? []).lazy.map(\.object).max { ($0.end, $0.uuid.uuidString) < ($1.end, $1.uuid.uuidString) }
+        samplesByType[type].lazy.map(\.object).max { ($0.end, UUIDKey($0.uuid)) < ($1.end, UUIDKey($1.uuid)) }
     }
 
     /// HKAnchoredObjectQuery: objects of `type` added after `since`, tombstones after it, and the new anchor.
@@ -139,28 +150,29 @@ public struct HealthStore: Hashable, Sendable {
         case .workout:
             added = workoutsByID.values.filter { $0.anchor > since }.map { ($0.anchor, $0.object.uuid) }
         case .sample(let sampleType):
-            added = (samplesByType[sampleType] ?? []).filter { $0.anchor > since }.map { ($0.anchor, $0.object.uuid) }
+            added = samplesByType[sampleType].filter { $0.anchor > since }.map { ($0.anchor, $0.object.uuid) }
         }
-        added.sort { ($0.0, $0.1.uuidString) < ($1.0, $1.1.uuidString) }
+        added.sort { ($0.0, $0.1.text) < ($1.0, $1.1.text) }
         let deleted = tombstones.filter { $0.anchor > since && $0.object.type == type }.map(\.object)
         return (added.map(\.1), deleted, anchor)
     }
 
     /// Remembers UUIDs deleted earlier whose tombstones were purged.
     public mutating func markDeleted(_ ids: [UUID]) {
-        deletedIDs.formUnion(ids)
+        deletedIDs.formUnion(ids.map(UUIDKey.init))
     }
 
     /// Restores persisted contents (after a restart).
     public mutating func restore(workouts: [(Workout, Int64)], samples: [(HealthSample, Int64)],
                                  tombstones: [Tombstone], anchor: Int64) {
         for (workout, anchor) in workouts { workoutsByID[workout.uuid] = Stored(object: workout, anchor: anchor) }
+        sampleIDs.reserveCapacity(samples.count)
         for (sample, anchor) in samples {
-            sampleTypeByID[sample.uuid] = sample.type
-            samplesByType[sample.type, default: []].append(Stored(object: sample, anchor: anchor))
+            sampleIDs.insert(UUIDKey(sample.uuid))
+            samplesByType.lists[sample.type.index].append(Stored(object: sample, anchor: anchor))
         }
         self.tombstones = tombstones
-        deletedIDs.formUnion(tombstones.map(\.object.uuid))
+        deletedIDs.formUnion(tombstones.map { UUIDKey($0.object.uuid) })
         self.anchor = max(anchor, (workouts.map(\.1) + samples.map(\.1) + tombstones.map(\.anchor)).max() ?? 0)
     }
 }

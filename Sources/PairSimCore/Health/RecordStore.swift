@@ -12,7 +12,7 @@ public struct RecordStore: Hashable, Sendable {
 
     /// All records, oldest start first.
     public var records: [ExerciseRecord] {
-        recordsByID.values.sorted { ($0.start, $0.id.uuidString) < ($1.start, $1.id.uuidString) }
+        recordsByID.values.sorted { ($0.start, $0.id.text) < ($1.start, $1.id.text) }
     }
 
     /// Records linked to workout `uuid`.

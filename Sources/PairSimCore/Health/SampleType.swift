@@ -10,8 +10,21 @@ public enum SampleType: String, Hashable, Sendable, CaseIterable, Comparable {
     case bodyMassIndex
     case activeEnergyBurned
 
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.index < rhs.index }
+
+    /// Position in `allCases`, for array-indexed tables (no hashing on hot paths).
+    public var index: Int {
+        switch self {
+        case .heartRate: 0
+        case .heartRateVariabilitySDNN: 1
+        case .restingHeartRate: 2
+        case .sleepAnalysis: 3
+        case .stepCount: 4
+        case .bodyMass: 5
+        case .bodyFatPercentage: 6
+        case .bodyMassIndex: 7
+        case .activeEnergyBurned: 8
+        }
     }
 
     /// The short name used in commands (`write-sample hrv 48`).

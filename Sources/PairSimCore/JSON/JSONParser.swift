@@ -157,6 +157,7 @@ private struct Reader {
             while i < index { value = value * 10 + Int64(bytes[i] - 48); i += 1 }
             return .int(negative ? -value : value)
         }
+        if let fast = fastDecimal(from: start, to: index) { return .double(fast) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else { throw JSONError(offset: start, reason: "number out of range") }
@@ -164,6 +165,33 @@ private struct Reader {
     }
 
     @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+
+    static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+
+    /// `-123.45`-style numbers with at most 15 digits and no exponent: the digits and the power of
+    /// ten are both exact doubles, so one division gives the correctly rounded result, as strtod would.
+    func fastDecimal(from start: Int, to end: Int) -> Double? {
+        var i = start
+        var negative = false
+        if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var seenDot = false
+        while i < end {
+            let b = bytes[i]
+            if b == UInt8(ascii: ".") { seenDot = true; i += 1; continue }
+            guard isDigit(b) else { return nil } // an exponent: leave it to the general path
+            mantissa = mantissa * 10 + Int64(b - 48)
+            digits += 1
+            if seenDot { fractionDigits += 1 }
+            if digits > 15 { return nil }
+            i += 1
+        }
+        guard seenDot else { return nil }
+        let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
+        return negative ? -value : value
+    }
 
     mutating func string() throws(JSONError) -> String {
         index += 1 // opening quote
@@ -174,6 +202,8 @@ private struct Reader {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII needs no validation (and is the common case: keys, UUIDs, names).
+                if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
                 guard let text = String(validating: slice, as: UTF8.self) else {
                     throw JSONError(offset: start, reason: "string is not valid UTF-8")
                 }

@@ -61,12 +61,34 @@ public enum JSONWriter {
         }
     }
 
-    /// Appends a double: integral values without a fraction, others in Swift's shortest form.
+    /// Appends a double: integral values without a fraction, values with up to three decimals
+    /// directly (heart rates, weights: the common case), others in Swift's shortest form.
     public static func writeDouble(_ value: Double, into out: inout [UInt8]) {
-        guard value.isFinite else { out.append(contentsOf: Array("null".utf8)); return }
+        guard value.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
         if value.rounded() == value, abs(value) < 1e15 {
             writeInt(Int64(value), into: &out)
             return
+        }
+        if abs(value) < 1e12 {
+            for (decimals, scale) in [(1, 10.0), (2, 100.0), (3, 1_000.0)] {
+                let scaled = (value * scale).rounded()
+                // Only when the short decimal reads back as exactly this double.
+                if scaled / scale == value {
+                    var units = Int64(scaled)
+                    if units < 0 { out.append(UInt8(ascii: "-")); units = -units }
+                    let divisor = Int64(scale)
+                    writeInt(units / divisor, into: &out)
+                    out.append(UInt8(ascii: "."))
+                    var fraction = units % divisor
+                    var digits = [UInt8](repeating: 48, count: decimals)
+                    for i in stride(from: decimals - 1, through: 0, by: -1) {
+                        digits[i] = UInt8(48 + fraction % 10)
+                        fraction /= 10
+                    }
+                    out.append(contentsOf: digits)
+                    return
+                }
+            }
         }
         out.append(contentsOf: Array(value.description.utf8))
     }
@@ -74,6 +96,16 @@ public enum JSONWriter {
     /// Appends a quoted, escaped string.
     public static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Fast path: nothing to escape (UUIDs, names), append the bytes whole.
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            return true
+        } ?? false
+        if plain {
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case 0x22: out.append(0x5C); out.append(0x22)

@@ -71,6 +71,14 @@ extension PhoneModel {
         }
     }
 
+    func sourceOption(_ args: ArgumentReader) throws(CommandError) -> ObjectSource {
+        let name = args.line.options["source"] ?? "other-app"
+        guard let source = ObjectSource.parse(name) else {
+            throw CommandError("\(args.spec.verb): --source must be 1 to \(ObjectSource.maxNameBytes) bytes, got \"\(name.prefix(40))\"")
+        }
+        return source
+    }
+
     func objectType(_ args: ArgumentReader, _ index: Int) throws(CommandError) -> ObjectType {
         let name = args.argument(index) ?? ""
         guard let type = ObjectType(name: name) else {
@@ -125,7 +133,7 @@ extension PhoneModel {
             guard let value = Double(text), (0...20_000).contains(value) else { throw CommandError("write-workout: --energy must be 0…20000 kcal, got \"\(text)\"") }
             energy = value
         }
-        let source = ObjectSource(name: args.line.options["source"] ?? "other-app")
+        let source = try sourceOption(args)
         let start = max(.zero, now - duration)
         let workout = Workout(uuid: uuids.next(at: now), activity: activity, start: start, end: now,
                               activeDuration: now - start, activeEnergy: energy, source: source)
@@ -136,7 +144,7 @@ extension PhoneModel {
                                        calories: energy, healthKitWorkoutID: workout.uuid, source: .phoneApp))
         }
         let actions = writeOnPhone(HealthObjectsBatch(workouts: [workout]), records: made, now: now)
-        return CommandResult(ok: true, reply: "wrote \(activity) workout=\(workout.uuid.uuidString) source=\(source.name)", actions: actions)
+        return CommandResult(ok: true, reply: "wrote \(activity) workout=\(workout.uuid.text) source=\(source.name)", actions: actions)
     }
 
     mutating func writeSampleCommand(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
@@ -153,8 +161,8 @@ extension PhoneModel {
         }
         let duration = try args.duration(option: "duration") ?? (type == .sleepAnalysis ? .hours(1) : .zero)
         let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: max(.zero, now - duration), end: now, value: value,
-                                  source: ObjectSource(name: args.line.options["source"] ?? "other-app"))
+                                  source: try sourceOption(args))
         let actions = writeOnPhone(HealthObjectsBatch(samples: [sample]), records: [], now: now)
-        return CommandResult(ok: true, reply: "wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.uuidString)", actions: actions)
+        return CommandResult(ok: true, reply: "wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.text)", actions: actions)
     }
 }

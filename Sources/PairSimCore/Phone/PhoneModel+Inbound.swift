@@ -66,18 +66,18 @@ extension PhoneModel {
         counters.samplesSaved += saved.samples.count
         for workout in saved.workouts {
             actions.append(event(.hkSaved, now, [
-                "kind": "workout", "uuid": .string(workout.uuid.uuidString), "activity": .string(workout.activity),
+                "kind": "workout", "uuid": .string(workout.uuid.text), "activity": .string(workout.activity),
                 "activeEnergy": workout.activeEnergy.map(JSON.double) ?? .null, "source": .string(workout.source.name),
             ]))
         }
         for type in Set(saved.samples.map(\.type)).sorted() {
             let ofType = saved.samples.filter { $0.type == type }
             var fields: JSONObject = ["kind": "samples", "type": .string(type.rawValue), "count": .int(Int64(ofType.count))]
-            if ofType.count == 1 { fields.append("uuid", .string(ofType[0].uuid.uuidString)) }
+            if ofType.count == 1 { fields.append("uuid", .string(ofType[0].uuid.text)) }
             actions.append(event(.hkSaved, now, fields))
         }
         for object in deleted {
-            actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.uuidString), "type": .string(object.type.name)]))
+            actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.text), "type": .string(object.type.name)]))
         }
         var changed = saved.changedTypes
         for object in deleted where !changed.contains(object.type) { changed.append(object.type) }
@@ -108,11 +108,11 @@ extension PhoneModel {
         counters.recordsSaved += saved.count
         for record in saved {
             actions.append(event(.recordSaved, now, [
-                "id": .string(record.id.uuidString), "exercise": .string(record.exercise),
-                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.uuidString),
+                "id": .string(record.id.text), "exercise": .string(record.exercise),
+                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.text),
             ]))
         }
-        for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.uuidString)])) }
+        for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.text)])) }
         // SwiftData's live query updates the Exercise list in Train.
         if uiLoaded, app.isOnScreen, !(saved.isEmpty && removed.isEmpty), tabs.tabs[.train]?.loading == nil {
             actions += reload(.train, source: "cloudkit", now: now)

@@ -35,7 +35,7 @@ extension PhoneModel {
         lines.append("healthkit store: \(store.workoutCount) workouts, \(store.sampleCount) samples, \(store.tombstones.count) tombstones"
             + (lockBuffer.isEmpty ? "" : "; \(lockBuffer.itemCount) held until unlock"))
         lines.append("records: \(records.count)" + (container.isEmpty ? "" : "; \(container.saved.count + container.deleted.count) waiting in CloudKit"))
-        lines.append("notifier: last seen \(notifier.lastSeenID?.uuidString ?? "none")")
+        lines.append("notifier: last seen \(notifier.lastSeenID?.text ?? "none")")
         lines += counters.lines
         for channel in Channel.allCases {
             let c = sync.counters(channel)

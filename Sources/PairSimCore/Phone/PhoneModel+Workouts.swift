@@ -18,10 +18,10 @@ extension PhoneModel {
             counters.notifications += 1
             actions.append(event(.notificationPosted, now, [
                 "title": "Workout completed", "body": .string("\(workout.activity.capitalized) saved — open the app to see it"),
-                "uuid": .string(workout.uuid.uuidString),
+                "uuid": .string(workout.uuid.text),
             ]))
         case .recordedFirstLaunch(let id):
-            actions.append(event(.notificationSuppressed, now, ["reason": "first launch: latest workout recorded", "uuid": .optional(id?.uuidString)]))
+            actions.append(event(.notificationSuppressed, now, ["reason": "first launch: latest workout recorded", "uuid": .optional(id?.text)]))
         case .lockedNotice:
             counters.notifications += 1
             actions.append(event(.notificationPosted, now, [
@@ -47,7 +47,7 @@ extension PhoneModel {
             guard let first = items.first else { throw CommandError("open-workout: no workouts yet") }
             item = first
         } else {
-            guard let id = UUID(uuidString: target) else { throw CommandError("open-workout: \"\(target)\" is not a UUID (or 'latest')") }
+            guard let id = UUID(text: target) else { throw CommandError("open-workout: \"\(target)\" is not a UUID (or 'latest')") }
             guard let found = items.first(where: { $0.workout?.uuid == id || $0.records.contains { $0.id == id || $0.healthKitWorkoutID == id } }) else {
                 throw CommandError("open-workout: no workout or record \(target)")
             }
@@ -56,7 +56,7 @@ extension PhoneModel {
         var lines = ["\(item.title) — \(item.start) to \(item.end) (\(item.end - item.start))"]
         if let calories = item.calories { lines.append("calories: \(calories.value) kcal (from \(calories.source))") }
         if item.match == .external { lines.append("written by \(item.workout!.source.name) (external)") }
-        var fields: JSONObject = ["uuid": .string(item.id.uuidString), "match": .string(item.match.rawValue)]
+        var fields: JSONObject = ["uuid": .string(item.id.text), "match": .string(item.match.rawValue)]
         if let calories = item.calories {
             fields.append("calories", .double(calories.value))
             fields.append("caloriesFrom", .string(calories.source))
@@ -98,7 +98,7 @@ extension PhoneModel {
     /// `delete-workout <uuid>`: the records always go (synced to the watch); the linked HKWorkout
     /// goes too if allowed, fire-and-forget — a failure is logged and never blocks (R: D5, H5).
     mutating func deleteWorkout(_ target: String, now: EmulatedInstant) throws(CommandError) -> CommandResult {
-        guard let id = UUID(uuidString: target) else { throw CommandError("delete-workout: \"\(target)\" is not a UUID") }
+        guard let id = UUID(text: target) else { throw CommandError("delete-workout: \"\(target)\" is not a UUID") }
         let matching = records.records.filter { $0.id == id || $0.healthKitWorkoutID == id }
         let workoutID = store.workout(id) != nil ? id : matching.compactMap(\.healthKitWorkoutID).first
         guard !matching.isEmpty || workoutID != nil else { throw CommandError("delete-workout: no workout or record \(target)") }
@@ -107,7 +107,7 @@ extension PhoneModel {
         if !matching.isEmpty {
             let (removed, ops) = records.delete(matching.map(\.id))
             actions += ops.map(NodeAction.persist)
-            for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.uuidString)])) }
+            for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.text)])) }
             actions += exportLater(deleted: removed, now: now)
             reply.append("deleted \(removed.count) record(s)")
         }
@@ -120,7 +120,7 @@ extension PhoneModel {
                 failure = "not found in HealthKit (already deleted?)"
             }
             if let failure {
-                actions.append(event(.hkDeleteFailed, now, level: .warning, ["uuid": .string(workoutID.uuidString), "reason": .string(failure)]))
+                actions.append(event(.hkDeleteFailed, now, level: .warning, ["uuid": .string(workoutID.text), "reason": .string(failure)]))
                 reply.append("HealthKit workout not deleted: \(failure)")
             } else {
                 let deletion = HealthObjectsBatch(deleted: [DeletedObject(uuid: workoutID, type: .workout)])
@@ -131,7 +131,7 @@ extension PhoneModel {
                 } else {
                     actions.append(sync.outboxFullEvent(.healthkit, now: now))
                 }
-                reply.append("deleted HealthKit workout \(workoutID.uuidString)")
+                reply.append("deleted HealthKit workout \(workoutID.text)")
             }
         }
         return CommandResult(ok: true, reply: reply.joined(separator: "; "), actions: actions)
@@ -166,8 +166,8 @@ extension PhoneModel {
             let (saved, ops) = records.save(made)
             actions += ops.map(NodeAction.persist)
             for record in saved {
-                actions.append(event(.recordSaved, now, ["id": .string(record.id.uuidString), "exercise": .string(record.exercise),
-                                                         "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.uuidString)]))
+                actions.append(event(.recordSaved, now, ["id": .string(record.id.text), "exercise": .string(record.exercise),
+                                                         "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.text)]))
             }
             actions += exportLater(saved: saved, now: now)
         }

@@ -44,7 +44,7 @@ public struct CloudKitExporter: Hashable, Sendable {
 
     /// The pending batch as persisted state.
     public var json: JSON {
-        .object(["saved": .array(pending.saved.map(\.json)), "deleted": .array(pending.deleted.map { .string($0.uuidString) }),
+        .object(["saved": .array(pending.saved.map(\.json)), "deleted": .array(pending.deleted.map { .string($0.text) }),
                  "nextExportAt": nextExportAt.map { .int($0.milliseconds) } ?? .null])
     }
 

@@ -6,11 +6,15 @@ extension WatchModel {
         CommandSpec("pause", "", "pause the running session"),
         CommandSpec("resume", "", "resume the paused session"),
         CommandSpec("finish-workout", "", "end the session: save the HKWorkout, its heart-rate samples and ExerciseRecords, sync them"),
+        CommandSpec("generate-workouts", "<count> [--every D] [--duration D] [--first T]",
+                    "a stream of workouts, one ending every D (default 10m), each --duration long (default 5m), rotating activities; the first ends at emulated time T (default: now + every)"),
         CommandSpec("fail-finish", "", "make the next finish fail: records are saved with healthKitWorkoutID = nil"),
         CommandSpec("crash", "", "the watch app dies mid-session"),
         CommandSpec("recover", "[--no-builder]", "relaunch and recover the session; --no-builder loses the workout builder"),
         CommandSpec("write-sample", "<type> <value> [--duration D]",
                     "save a sample now: hrv, rhr, sleep <stage>, steps, weight, bodyfat (0–1), bmi, hr, energy"),
+        CommandSpec("write-samples", "<type> <count> [--every D]",
+                    "save <count> samples of a type at once, one per D (default 1s) ending now, and sync them (bulk load, benchmarks)"),
         CommandSpec("out-of-range", "", "the phone is out of Bluetooth/Wi-Fi range: the healthkit channel stops"),
         CommandSpec("in-range", "", "back in range: held healthkit messages go"),
         CommandSpec("offline", "", "no network at all: both channels stop"),
@@ -40,6 +44,17 @@ extension WatchModel {
                 try args.expect(0...0)
                 try requireRoom()
                 return try finishWorkout(now: now)
+            case "generate-workouts":
+                try args.expect(1...1, options: ["every", "duration", "first"])
+                let count = try args.integer(0, name: "count", in: 1...100_000)
+                let every = try args.duration(option: "every") ?? .minutes(10)
+                let duration = try args.duration(option: "duration") ?? .minutes(5)
+                guard every >= .seconds(10), duration >= .seconds(10) else {
+                    throw CommandError("generate-workouts: --every and --duration must be at least 10s")
+                }
+                let first = try args.duration(option: "first").map { EmulatedInstant.zero + $0 }
+                if let first, first - duration < .zero { throw CommandError("generate-workouts: --first must leave room for one --duration before it") }
+                return try generateWorkouts(count: count, every: every, duration: duration, first: first, now: now)
             case "fail-finish":
                 try args.expect(0...0)
                 failNextFinish = true
@@ -57,6 +72,9 @@ extension WatchModel {
             case "write-sample":
                 try requireRoom()
                 return try writeSample(args, now: now)
+            case "write-samples":
+                try requireRoom()
+                return try writeSamples(args, now: now)
             case "out-of-range", "in-range", "offline", "online":
                 try args.expect(0...0)
                 return partition(line.verb, now: now)
@@ -114,6 +132,10 @@ extension WatchModel {
             lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")
         } else {
             lines.append("session: \(session.stateName)")
+        }
+        if let bulk { lines.append("bulk write: \(bulk.done) of \(bulk.total) \(bulk.type.rawValue) samples") }
+        if let plan {
+            lines.append("workout stream: \(plan.generated) generated, \(plan.remaining) to go" + (plan.remaining > 0 ? ", next at \(plan.nextAt)" : ""))
         }
         lines.append("healthkit store: \(store.workoutCount) workouts, \(store.sampleCount) samples")
         lines.append("records: \(records.count)")

@@ -24,10 +24,10 @@ extension WatchModel {
             let (deleted, deleteOps) = store.delete(batch.deleted, now: now)
             actions += (saveOps + deleteOps).map(NodeAction.persist)
             for workout in saved.workouts {
-                actions.append(event(.hkSaved, now, ["uuid": .string(workout.uuid.uuidString), "kind": "workout"]))
+                actions.append(event(.hkSaved, now, ["uuid": .string(workout.uuid.text), "kind": "workout"]))
             }
             for object in deleted {
-                actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.uuidString), "type": .string(object.type.name)]))
+                actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.text), "type": .string(object.type.name)]))
             }
             actions += sync.accept(envelope, summary: batch.summary, now: now)
         case .records:
@@ -39,9 +39,9 @@ extension WatchModel {
             let (removed, deleteOps) = records.delete(batch.deleted)
             actions += (saveOps + deleteOps).map(NodeAction.persist)
             for record in saved {
-                actions.append(event(.recordSaved, now, ["id": .string(record.id.uuidString), "exercise": .string(record.exercise)]))
+                actions.append(event(.recordSaved, now, ["id": .string(record.id.text), "exercise": .string(record.exercise)]))
             }
-            for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.uuidString)])) }
+            for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.text)])) }
             actions += sync.accept(envelope, summary: batch.summary, now: now)
         case .ack, .hello:
             preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")

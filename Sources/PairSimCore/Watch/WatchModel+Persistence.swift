@@ -11,6 +11,8 @@ extension WatchModel {
             "watch.failNextFinish": .bool(failNextFinish),
             "watch.uuids": .int(Int64(bitPattern: uuids.random.state)),
             "cloudkit.export": exporter.json,
+            "watch.plan": plan?.json ?? .null,
+            "watch.bulk": bulk?.json ?? .null,
         ]
     }
 
@@ -24,6 +26,8 @@ extension WatchModel {
         failNextFinish = values["watch.failNextFinish"]?.boolValue ?? false
         if let state = values["watch.uuids"]?.intValue { uuids.random.state = UInt64(bitPattern: state) }
         if let export = values["cloudkit.export"] { try exporter.restore(export) }
+        plan = values["watch.plan"].flatMap(WorkoutPlan.init(json:))
+        bulk = values["watch.bulk"].flatMap(BulkWrite.init(json:))
         restored = !state.isEmpty
     }
 }

@@ -4,6 +4,19 @@ import Foundation
 extension WatchModel {
     mutating func finishWorkout(now: EmulatedInstant) throws(CommandError) -> CommandResult {
         let finished = try session.finish(now: now)
+        var failure: String?
+        if failNextFinish {
+            failNextFinish = false
+            failure = "finishWorkout() failed"
+        } else if !finished.live.hasBuilder {
+            failure = "recovered session has no workout builder"
+        }
+        return complete(finished, failure: failure, now: now)
+    }
+
+    /// Saves what a finished session produced — the HKWorkout (unless `failure`), its heart-rate
+    /// samples, the ExerciseRecords — and sends them to the phone.
+    mutating func complete(_ finished: WorkoutSession.Finished, failure: String?, now: EmulatedInstant) -> CommandResult {
         let live = finished.live
         let activeSeconds = finished.activeDuration.seconds
         let values = heartRate.workoutSeries(activity: live.activity, activeSeconds: activeSeconds,
@@ -19,13 +32,7 @@ extension WatchModel {
         let energy = HeartRateGenerator.activeEnergy(heartRates: values, activeSeconds: activeSeconds)
         var actions: [NodeAction] = []
         var workout: Workout?
-        var failure: String?
-        if failNextFinish {
-            failNextFinish = false
-            failure = "finishWorkout() failed"
-        } else if !live.hasBuilder {
-            failure = "recovered session has no workout builder"
-        } else {
+        if failure == nil {
             workout = Workout(uuid: uuids.next(at: now), activity: live.activity.name, start: live.start, end: now,
                               activeDuration: finished.activeDuration, activeEnergy: energy, source: .watchApp)
         }
@@ -35,7 +42,7 @@ extension WatchModel {
         if let workout {
             counters.workoutsFinished += 1
             actions.append(event(.workoutFinished, now, [
-                "uuid": .string(workout.uuid.uuidString), "activity": .string(workout.activity),
+                "uuid": .string(workout.uuid.text), "activity": .string(workout.activity),
                 "duration": .string(finished.activeDuration.description), "samples": .int(Int64(samples.count)),
                 "activeEnergy": .double(energy),
             ]))
@@ -53,15 +60,15 @@ extension WatchModel {
         actions += recordOps.map(NodeAction.persist)
         for record in savedRecords {
             actions.append(event(.recordSaved, now, [
-                "id": .string(record.id.uuidString), "exercise": .string(record.exercise),
-                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.uuidString),
+                "id": .string(record.id.text), "exercise": .string(record.exercise),
+                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.text),
             ]))
         }
         actions += sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now)
         actions += exportLater(saved: savedRecords, now: now)
         let reply: String
         if let workout {
-            reply = "finished \(workout.activity) workout=\(workout.uuid.uuidString) active=\(finished.activeDuration) samples=\(samples.count) activeEnergy=\(energy)kcal records=\(savedRecords.count)"
+            reply = "finished \(workout.activity) workout=\(workout.uuid.text) active=\(finished.activeDuration) samples=\(samples.count) activeEnergy=\(energy)kcal records=\(savedRecords.count)"
         } else {
             reply = "finished \(live.activity.name) without a workout (\(failure ?? "")): records=\(savedRecords.count) saved with healthKitWorkoutID=nil"
         }
@@ -115,13 +122,13 @@ extension WatchModel {
             value = try args.number(1, name: "\(type.shortName) value (\(type.unit))", in: type.validRange)
         }
         let duration = try args.duration(option: "duration") ?? (type == .sleepAnalysis ? .hours(1) : .zero)
-        let start = now - duration
+        let start = max(.zero, now - duration)
         let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: start, end: now, value: value, source: .watchApp)
         let (saved, ops) = store.save(workouts: [], samples: [sample])
         counters.samplesWritten += saved.samples.count
         let actions = ops.map(NodeAction.persist) + [
-            event(.sampleWritten, now, ["uuid": .string(sample.uuid.uuidString), "type": .string(type.rawValue), "value": .double(value)]),
+            event(.sampleWritten, now, ["uuid": .string(sample.uuid.text), "type": .string(type.rawValue), "value": .double(value)]),
         ] + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
-        return ok("wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.uuidString)", actions)
+        return ok("wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.text)", actions)
     }
 }

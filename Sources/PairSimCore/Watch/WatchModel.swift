@@ -20,6 +20,10 @@ public struct WatchModel: NodeModel {
     var nextRestingAt: EmulatedInstant?
     /// `fail-finish`: the next finish fails to produce an HKWorkout.
     var failNextFinish = false
+    /// A `generate-workouts` stream in progress.
+    var plan: WorkoutPlan?
+    /// A `write-samples` bulk write in progress.
+    var bulk: BulkWrite?
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
@@ -40,7 +44,9 @@ public struct WatchModel: NodeModel {
     }
 
     public var nextDeadline: EmulatedInstant? {
-        [sync.nextDeadline, exporter.nextExportAt, nextRestingAt].compactMap { $0 }.min()
+        [sync.nextDeadline, exporter.nextExportAt, nextRestingAt, plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil },
+         bulk.map { _ in EmulatedInstant.zero }]
+            .compactMap { $0 }.min()
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
@@ -58,6 +64,8 @@ public struct WatchModel: NodeModel {
 
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
         var actions = sync.advance(to: now)
+        actions += runPlan(now: now)
+        actions += continueBulkWrite(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.

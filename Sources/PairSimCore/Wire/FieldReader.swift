@@ -67,13 +67,22 @@ public struct FieldReader {
 
     public func uuid(_ key: String) throws(DecodeError) -> UUID {
         let text = try string(key)
-        guard let uuid = UUID(uuidString: text) else { throw DecodeError(path: at(key), reason: "invalid UUID \"\(text.prefix(40))\"") }
+        guard let uuid = UUID(text: text) else { throw DecodeError(path: at(key), reason: "invalid UUID \"\(text.prefix(40))\"") }
         return uuid
     }
 
     public func optionalUUID(_ key: String) throws(DecodeError) -> UUID? {
         guard has(key) else { return nil }
         return try uuid(key)
+    }
+
+    /// A source app name (1 to 24 bytes).
+    public func source(_ key: String) throws(DecodeError) -> ObjectSource {
+        let text = try string(key)
+        guard let source = ObjectSource.parse(text) else {
+            throw DecodeError(path: at(key), reason: "source name must be 1 to \(ObjectSource.maxNameBytes) bytes")
+        }
+        return source
     }
 
     public func object(_ key: String) throws(DecodeError) -> JSONObject {

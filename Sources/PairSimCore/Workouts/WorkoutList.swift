@@ -45,7 +45,7 @@ public enum WorkoutList {
         var orphans: [UUID: [ExerciseRecord]] = [:] // records whose linked workout is not here, by that UUID
         var unlinked: [ExerciseRecord] = []
         let known = Dictionary(workouts.map { ($0.uuid, $0) }, uniquingKeysWith: { a, _ in a })
-        for record in records.sorted(by: { ($0.start, $0.id.uuidString) < ($1.start, $1.id.uuidString) }) {
+        for record in records.sorted(by: { ($0.start, $0.id.text) < ($1.start, $1.id.text) }) {
             if let id = record.healthKitWorkoutID {
                 if known[id] != nil {
                     byWorkout[id, default: []].append(record)
@@ -60,7 +60,7 @@ public enum WorkoutList {
         var standalone: [[ExerciseRecord]] = []
         for record in unlinked {
             let candidates = workouts.filter { $0.source.isOwnAppGroup && overlap($0, record) > .zero }
-            if let best = candidates.max(by: { (overlap($0, record), $1.uuid.uuidString) < (overlap($1, record), $0.uuid.uuidString) }) {
+            if let best = candidates.max(by: { (overlap($0, record), $1.uuid.text) < (overlap($1, record), $0.uuid.text) }) {
                 byWorkout[best.uuid, default: []].append(record)
                 if matchKind[best.uuid] == nil { matchKind[best.uuid] = .overlap }
             } else {
@@ -72,11 +72,11 @@ public enum WorkoutList {
             let match: WorkoutListItem.Match = !workout.source.isOwnAppGroup ? .external : (matchKind[workout.uuid] ?? .workoutOnly)
             return WorkoutListItem(workout: workout, records: records, match: match)
         }
-        for id in orphans.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+        for id in orphans.keys.sorted(by: { $0.text < $1.text }) {
             items.append(WorkoutListItem(workout: nil, records: orphans[id]!, match: .recordsOnly))
         }
         items += standalone.map { WorkoutListItem(workout: nil, records: $0, match: .recordsOnly) }
-        return items.sorted { ($0.start, $0.id.uuidString) > ($1.start, $1.id.uuidString) }
+        return items.sorted { ($0.start, $0.id.text) > ($1.start, $1.id.text) }
     }
 
     static func overlap(_ workout: Workout, _ record: ExerciseRecord) -> EmulatedDuration {

@@ -47,12 +47,12 @@ public struct WorkoutNotifier: Hashable, Sendable {
     public mutating func unlocked() { lockedNoticePosted = false }
 
     public var json: JSON {
-        .object(["lastSeenID": .optional(lastSeenID?.uuidString), "initialized": .bool(initialized),
+        .object(["lastSeenID": .optional(lastSeenID?.text), "initialized": .bool(initialized),
                  "lockedNoticePosted": .bool(lockedNoticePosted)])
     }
 
     public mutating func restore(_ json: JSON) {
-        lastSeenID = json["lastSeenID"]?.stringValue.flatMap(UUID.init(uuidString:))
+        lastSeenID = json["lastSeenID"]?.stringValue.flatMap { UUID(text: $0) }
         initialized = json["initialized"]?.boolValue ?? false
         lockedNoticePosted = json["lockedNoticePosted"]?.boolValue ?? false
     }

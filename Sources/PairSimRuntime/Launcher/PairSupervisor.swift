@@ -47,7 +47,7 @@ public final class PairSupervisor: Sendable {
         self.options = options
     }
 
-    static func show(_ value: Double) -> String {
+    public static func show(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e12 ? String(Int64(value)) : String(value)
     }
 

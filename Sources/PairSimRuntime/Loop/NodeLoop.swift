@@ -44,6 +44,8 @@ final class NodeLoop {
         try subscriber.setReconnectInterval(milliseconds: 50)
         try subscriber.subscribe("")
         control = try Socket(context, .rep)
+        // The reply to `shutdown` is the last thing sent: let it leave before the context ends.
+        try control.setLinger(milliseconds: 500)
         try Self.bind(publisher, options.endpoints.publish, what: "publish")
         try Self.bind(control, options.endpoints.control, what: "control")
         try subscriber.connect(options.peerEndpoints.publish)

@@ -58,7 +58,7 @@ extension SQLiteStorage {
     }
 
     static func uuid(_ text: String, _ column: String) throws -> UUID {
-        guard let uuid = UUID(uuidString: text) else { throw RuntimeError("\(column): invalid UUID \(text)") }
+        guard let uuid = UUID(text: text) else { throw RuntimeError("\(column): invalid UUID \(text)") }
         return uuid
     }
 

@@ -65,7 +65,7 @@ final class SQLiteStorage: NodeStorage {
         case .putWorkouts(let workouts, let anchor):
             let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO workouts (uuid, anchor, json) VALUES (?, ?, ?)")
             for workout in workouts {
-                try statement.execute(arguments: [workout.uuid.uuidString, anchor, JSONWriter.string(workout.json)])
+                try statement.execute(arguments: [workout.uuid.text, anchor, JSONWriter.string(workout.json)])
             }
         case .deleteObjects(let objects, let anchor, let at):
             let insert = try db.cachedStatement(sql: """
@@ -73,18 +73,18 @@ final class SQLiteStorage: NodeStorage {
                 """)
             let removeWorkout = try db.cachedStatement(sql: "DELETE FROM workouts WHERE uuid = ?")
             for object in objects {
-                try insert.execute(arguments: [object.uuid.uuidString, object.type.name, anchor, at.milliseconds])
-                if object.type == .workout { try removeWorkout.execute(arguments: [object.uuid.uuidString]) }
+                try insert.execute(arguments: [object.uuid.text, object.type.name, anchor, at.milliseconds])
+                if object.type == .workout { try removeWorkout.execute(arguments: [object.uuid.text]) }
             }
         case .purgeTombstones(let anchor):
             try db.execute(sql: "UPDATE deleted_objects SET purged = 1 WHERE anchor <= ?", arguments: [anchor])
         case .putRecords(let records):
             let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO records (id, json) VALUES (?, ?)")
-            for record in records { try statement.execute(arguments: [record.id.uuidString, JSONWriter.string(record.json)]) }
+            for record in records { try statement.execute(arguments: [record.id.text, JSONWriter.string(record.json)]) }
         case .deleteRecords(let ids):
             for id in ids {
-                try db.execute(sql: "DELETE FROM records WHERE id = ?", arguments: [id.uuidString])
-                try db.execute(sql: "INSERT OR IGNORE INTO deleted_records (id) VALUES (?)", arguments: [id.uuidString])
+                try db.execute(sql: "DELETE FROM records WHERE id = ?", arguments: [id.text])
+                try db.execute(sql: "INSERT OR IGNORE INTO deleted_records (id) VALUES (?)", arguments: [id.text])
             }
         case .outboxPut(let channel, let record):
             try db.cachedStatement(sql: """

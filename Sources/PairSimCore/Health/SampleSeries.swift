@@ -1,0 +1,79 @@
+import Foundation
+
+/// The wire's columnar form of samples: one group per type and source with parallel arrays
+/// `uuid`, `start`, `value` and, unless every sample is instantaneous, `end`.
+///
+/// ```json
+/// {"type":"heartRate","source":"watch-app","uuid":["019C…","019C…"],"start":[5000,10000],"value":[121.4,123]}
+/// ```
+public struct SampleSeries: Hashable, Sendable {
+    public var type: SampleType
+    public var source: ObjectSource
+    public var samples: [HealthSample]
+
+    /// Groups samples by type and source, keeping their order within each group.
+    public static func group(_ samples: [HealthSample]) -> [SampleSeries] {
+        var groups: [SampleSeries] = []
+        for sample in samples {
+            if let index = groups.firstIndex(where: { $0.type == sample.type && $0.source == sample.source }) {
+                groups[index].samples.append(sample)
+            } else {
+                groups.append(SampleSeries(type: sample.type, source: sample.source, samples: [sample]))
+            }
+        }
+        return groups
+    }
+
+    public var json: JSON {
+        var o = JSONObject()
+        o.append("type", .string(type.rawValue))
+        o.append("source", .string(source.name))
+        o.append("uuid", .array(samples.map { .string($0.uuid.text) }))
+        o.append("start", .array(samples.map { .int($0.start.milliseconds) }))
+        if samples.contains(where: { $0.end != $0.start }) {
+            o.append("end", .array(samples.map { .int($0.end.milliseconds) }))
+        }
+        o.append("value", .array(samples.map { .double($0.value) }))
+        return .object(o)
+    }
+
+    /// Reads one series, naming the element at fault (`body.series[0].uuid[7]`).
+    static func read(_ r: FieldReader, limit: Int) throws(DecodeError) -> [HealthSample] {
+        let typeName = try r.string("type")
+        guard let type = SampleType(rawValue: typeName) else {
+            throw DecodeError(path: "\(r.path).type", reason: "unknown sample type \"\(typeName.prefix(40))\"")
+        }
+        let source = try r.source("source")
+        let uuids = try r.array("uuid", limit: max(limit, 0))
+        let starts = try r.array("start", limit: uuids.count)
+        let values = try r.array("value", limit: uuids.count)
+        let ends = r.has("end") ? try r.array("end", limit: uuids.count) : nil
+        guard starts.count == uuids.count, values.count == uuids.count, ends == nil || ends!.count == uuids.count else {
+            throw DecodeError(path: r.path, reason: "uuid, start, value (and end) must have the same length")
+        }
+        let range = type.validRange
+        var samples: [HealthSample] = []
+        samples.reserveCapacity(uuids.count)
+        for index in 0..<uuids.count {
+            guard let text = uuids[index].stringValue, let uuid = UUIDText.parse(text) else {
+                throw DecodeError(path: "\(r.path).uuid[\(index)]", reason: "invalid UUID")
+            }
+            guard let start = starts[index].intValue, start >= 0, start <= 1 << 50 else {
+                throw DecodeError(path: "\(r.path).start[\(index)]", reason: "expected a time ≥ 0")
+            }
+            var end = start
+            if let ends {
+                guard let value = ends[index].intValue, value >= start, value <= 1 << 50 else {
+                    throw DecodeError(path: "\(r.path).end[\(index)]", reason: "expected a time ≥ start")
+                }
+                end = value
+            }
+            guard let value = values[index].doubleValue, range.contains(value) else {
+                throw DecodeError(path: "\(r.path).value[\(index)]", reason: "expected a number within \(range.lowerBound)…\(range.upperBound)")
+            }
+            samples.append(HealthSample(uuid: uuid, type: type, start: EmulatedInstant(milliseconds: start),
+                                        end: EmulatedInstant(milliseconds: end), value: value, source: source))
+        }
+        return samples
+    }
+}

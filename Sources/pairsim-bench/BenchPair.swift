@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimConfig
+import PairSimCore
+import PairSimRuntime
+
+/// A watch-node/phone-node pair started from the binaries next to this one, for measurements.
+final class BenchPair {
+    let directory: String
+    let topology: Topology
+    var processes: [Process] = []
+
+    init(name: String, yamlExtra: String, basePort: Int) throws {
+        directory = NSTemporaryDirectory() + "pairsim-bench-\(name)-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let yaml = """
+            name: bench-\(name)
+            seed: 1
+            timeScale: 1
+            nodes:
+              watch: { publish: "tcp://127.0.0.1:\(basePort)", control: "ipc://\(directory)/w.ctl", data: "\(directory)/watch" }
+              phone: { publish: "tcp://127.0.0.1:\(basePort + 1)", control: "ipc://\(directory)/p.ctl", data: "\(directory)/phone" }
+            channels:
+              healthkit: { latency: 0 }
+              cloudkit: { latency: 0 }
+            watch:
+              heartRate: { restingInterval: off }
+            \(yamlExtra)
+            """
+        let path = directory + "/topology.yaml"
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        topology = try TopologyLoader.load(path: path)
+        let bin = URL(fileURLWithPath: Bundle.main.executablePath ?? Swift.CommandLine.arguments[0]).deletingLastPathComponent().path
+        let epoch = String(Int64(Date().timeIntervalSince1970 * 1_000))
+        for node in NodeName.allCases {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "\(bin)/\(node)-node")
+            process.arguments = ["--topology", path, "--epoch", epoch, "--no-stdin", "--quiet"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            processes.append(process)
+        }
+        for node in NodeName.allCases { try waitUntilAnswering(node) }
+    }
+
+    deinit { stop() }
+
+    func ctl(_ node: NodeName, _ command: String, timeoutSeconds: Int32 = 10) throws -> String {
+        let reply = try ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: timeoutSeconds * 1_000).send(command)
+        guard reply.ok else { throw BenchError("\(node) refused \(command): \(reply.text)") }
+        return reply.text
+    }
+
+    func waitUntilAnswering(_ node: NodeName) throws {
+        for _ in 0..<200 {
+            if (try? ctl(node, "ping", timeoutSeconds: 1)) != nil { return }
+            usleep(50_000)
+        }
+        throw BenchError("\(node)-node did not start")
+    }
+
+    func stop() {
+        for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        for process in processes { process.waitUntilExit() }
+        processes = []
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import PairSimCore
+import PairSimRuntime
+import ZeroMQ
+
+struct SyncBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Raw ZeroMQ PUB/SUB vs PairSim's durable end-to-end sample sync, throughput and latency, in one run.")
+
+    @Option(help: "Messages for the raw ZeroMQ throughput run.")
+    var messages = 1_000_000
+
+    @Option(help: "Heart-rate samples for the PairSim throughput run.")
+    var samples = 1_000_000
+
+    @Option(help: "Single-sample round trips for the latency runs.")
+    var rounds = 300
+
+    func run() throws {
+        let port = 17_000 + Int(getpid() % 1_000) * 4
+        report("== sync benchmark (release build, tcp loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        let raw = try ZeroMQBench.throughput(endpoint: "tcp://127.0.0.1:\(port)", count: messages, size: 100)
+        report("raw ZeroMQ PUB/SUB through the wrapper: \(messages) × 100 B in one direction: \(human(raw)) msg/s")
+        let rawLatency = try ZeroMQBench.latency(endpoint: "tcp://127.0.0.1:\(port + 1)", count: rounds * 10)
+        report("raw ZeroMQ one-way latency: p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs")
+
+        let pair = try BenchPair(name: "sync", yamlExtra: "", basePort: port + 2)
+        defer { pair.stop() }
+        let t0 = monotonicNanoseconds()
+        _ = try pair.ctl(.watch, "write-samples hr \(samples)", timeoutSeconds: 300)
+        let t1 = monotonicNanoseconds()
+        let deadline = monotonicNanoseconds() + 300_000_000_000
+        while true {
+            let status = try pair.ctl(.watch, "status")
+            if status.contains("healthkit: pending 0"), !status.contains("bulk write") { break }
+            guard monotonicNanoseconds() < deadline else { throw BenchError("the phone did not acknowledge everything within 300 s") }
+            usleep(5_000)
+        }
+        let t2 = monotonicNanoseconds()
+        let phoneStatus = try pair.ctl(.phone, "status")
+        guard phoneStatus.contains("\(samples) samples") else { throw BenchError("phone did not store every sample:\n\(phoneStatus)") }
+        let total = Double(t2 - t0) / 1e9
+        let rate = Double(samples) / total
+        report("PairSim end to end: \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rate)) samples/s")
+        _ = t1
+        report("  ratio to raw ZeroMQ messages/s: \(format(rate / raw, 3)) (goal: ≥ 1 M samples/s durable)")
+        let latency = try singleSampleLatency(pair)
+        report("PairSim single sample, zero configured latency, watch publish → phone acknowledgement (durable): p50 \(format(percentile(latency, 0.5) / 1_000, 2)) ms, p99 \(format(percentile(latency, 0.99) / 1_000, 2)) ms (raw one-way p50 \(format(percentile(rawLatency, 0.5), 1)) µs)")
+    }
+
+    /// Times each sample from its frame on the watch's PUB to the phone's ack on the phone's PUB.
+    func singleSampleLatency(_ pair: BenchPair) throws -> [Double] {
+        let context = try Context()
+        let watchFeed = try Socket(context, .sub)
+        try watchFeed.subscribe("hk.")
+        try watchFeed.connect(pair.topology.nodes[.watch]!.publish)
+        let phoneFeed = try Socket(context, .sub)
+        try phoneFeed.subscribe("ack.hk")
+        try phoneFeed.connect(pair.topology.nodes[.phone]!.publish)
+        let control = try Socket(context, .req)
+        try control.connect(pair.topology.nodes[.watch]!.control)
+        usleep(300_000)
+        var poller = Poller()
+        poller.add(watchFeed)
+        poller.add(phoneFeed)
+        poller.add(control)
+        var latencies: [Double] = []
+        for _ in 0..<rounds {
+            try control.send("write-sample hr 80")
+            var sentSeq: Int64?
+            var sentAt: UInt64 = 0
+            var replied = false
+            var ackedAt: UInt64?
+            let deadline = monotonicNanoseconds() + 5_000_000_000
+            while (ackedAt == nil || !replied), monotonicNanoseconds() < deadline {
+                let ready = try poller.poll(timeoutMilliseconds: 100)
+                if ready[0].contains(.readable), let frames = try watchFeed.receiveMultipart(dontWait: true) {
+                    sentAt = monotonicNanoseconds()
+                    sentSeq = try JSONParser().parse(frames[1])["seq"]?.intValue
+                }
+                if ready[1].contains(.readable), let frames = try phoneFeed.receiveMultipart(dontWait: true) {
+                    let upTo = try JSONParser().parse(frames[1])["body"]?["upTo"]?.intValue ?? -1
+                    if let sentSeq, upTo >= sentSeq, ackedAt == nil { ackedAt = monotonicNanoseconds() }
+                }
+                if ready[2].contains(.readable), try control.receiveMultipart(dontWait: true) != nil { replied = true }
+            }
+            guard let ackedAt, sentAt > 0 else { throw BenchError("a single sample was not acknowledged within 5 s") }
+            latencies.append(Double(ackedAt - sentAt) / 1_000)
+            usleep(2_000)
+        }
+        return latencies
+    }
+}

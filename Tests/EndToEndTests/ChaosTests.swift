@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+@testable import PairSimRuntime
+
+/// The hard way (R: S5, S6): a workout stream over lossy, duplicating, reordering channels while
+/// kill -9 hits each node at random moments — the final stores must equal a fault-free run's.
+@Suite("End to end: nothing lost, nothing twice, under faults and kill -9", .serialized)
+struct ChaosTests {
+    static let workouts = 24
+
+    static func channels(faults: Bool) -> String {
+        let f = faults ? ", loss: 0.2, duplicate: 0.1, reorder: 0.2" : ""
+        return """
+            channels:
+              healthkit: { latency: { uniform: [0s, 2s] }\(f) }
+              cloudkit: { latency: { uniform: [0s, 5s] }, exportInterval: 5s\(f) }
+            sync: { retransmitInitial: 2s, retransmitMax: 20s }
+            """
+    }
+
+    /// What a node ended with: workout, sample and record ids.
+    struct Stores: Equatable, CustomStringConvertible {
+        var workouts: Set<UUID>
+        var samples: Set<UUID>
+        var records: Set<UUID>
+        var description: String { "\(workouts.count) workouts, \(samples.count) samples, \(records.count) records" }
+    }
+
+    static func stores(_ pair: PairHarness, _ node: NodeName) throws -> Stores {
+        let state = try SQLiteStorage(path: pair.topology.nodes[node]!.data + "/state.sqlite").load()
+        return Stores(workouts: Set(state.workouts.map(\.0.uuid)), samples: Set(state.samples.map(\.0.uuid)),
+                      records: Set(state.records.map(\.id)))
+    }
+
+    /// Runs the stream; with `chaos`, kills a random node every 0.8–2 s wall and restarts it.
+    static func run(name: String, chaos: Bool) throws -> (watch: Stores, phone: Stores, kills: Int, phoneEvents: [Event]) {
+        let pair = try PairHarness(name, timeScale: 120, channels: channels(faults: chaos))
+        defer { pair.stopAll() }
+        let epoch = PairHarness.now()
+        try pair.startNode(.watch, epoch: epoch)
+        try pair.startNode(.phone, epoch: epoch)
+        try pair.must(.watch, "generate-workouts \(workouts) --every 1m --duration 30s --first 1m")
+        var random = SplitMix64(seed: 2026)
+        var kills = 0
+        let deadline = Date().addingTimeInterval(90)
+        func settled() -> Bool {
+            guard let watch = try? pair.ctl(.watch, "status").text, let phone = try? pair.ctl(.phone, "status").text else { return false }
+            return watch.contains("\(workouts) generated, 0 to go") && watch.contains("healthkit: pending 0")
+                && watch.contains("cloudkit: pending 0") && phone.contains("pending out 0")
+                && !phone.contains("held until unlock") && !phone.contains("waiting in CloudKit")
+        }
+        while Date() < deadline {
+            if chaos, kills < 12 {
+                usleep(UInt32(random.uniform(800_000, 2_000_000)))
+                let victim: NodeName = random.chance(0.5) ? .watch : .phone
+                pair.stop(victim.rawValue, signal: SIGKILL)
+                kills += 1
+                try pair.startNode(victim, epoch: epoch)
+            } else {
+                usleep(250_000)
+            }
+            if (!chaos || kills >= 12), settled() { break }
+        }
+        sleep(1) // let the last acknowledgements land
+        let events = pair.events(.phone)
+        pair.stop("watch")
+        pair.stop("phone")
+        return (try stores(pair, .watch), try stores(pair, .phone), kills, events)
+    }
+
+    @Test("a lossy, reordering, duplicating stream with kill -9 ends exactly like a fault-free run", .timeLimit(.minutes(4)))  // R: S3, S5, S6
+    func chaosEqualsCalm() throws {
+        let calm = try Self.run(name: "e2e-calm", chaos: false)
+        #expect(calm.watch.workouts.count == Self.workouts)
+        #expect(calm.phone == calm.watch, "calm: phone \(calm.phone) vs watch \(calm.watch)")
+        let chaos = try Self.run(name: "e2e-chaos", chaos: true)
+        #expect(chaos.kills >= 12)
+        #expect(chaos.watch == calm.watch, "chaos watch \(chaos.watch) vs calm \(calm.watch)")
+        #expect(chaos.phone == calm.phone, "chaos phone \(chaos.phone) vs calm \(calm.phone)")
+        // Nothing twice: no workout or record was saved twice on the phone, kills or not.
+        let saved = chaos.phoneEvents.filter { $0.name == "hk.saved" && $0["kind"]?.stringValue == "workout" }.compactMap { $0["uuid"]?.stringValue }
+        #expect(saved.count == Set(saved).count)
+        let records = chaos.phoneEvents.filter { $0.name == "record.saved" }.compactMap { $0["id"]?.stringValue }
+        #expect(records.count == Set(records).count)
+        #expect(chaos.phoneEvents.contains { $0.name == "sync.duplicate" })
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Benchmarks, on a release build: scripts/bench.sh [sync|downsample|simulate|all]
+# Speed targets are checked here, never by timed assertions in tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+what="${1:-all}"
+case "$what" in sync|downsample|simulate|all) ;; *) fail "unknown benchmark '$what' (sync, downsample, simulate or all)";; esac
+ensure_packages
+say "building (release)"
+swift build -c release --product pairsim-bench >/dev/null
+swift build -c release >/dev/null
+BIN="$(swift build -c release --show-bin-path)"
+if [ "$what" = all ]; then set -- downsample sync simulate; else set -- "$what"; fi
+for bench in "$@"; do
+  "$BIN/pairsim-bench" "$bench"
+  echo
+done
