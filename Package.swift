@@ -33,7 +33,7 @@ let package = Package(
         .target(
             name: "PairSimRuntime",
             dependencies: [
-                "PairSimCore", "PairSimConfig", "ZeroMQ",
+                "PairSimCore", "PairSimConfig", "PairSimulation", "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -74,7 +74,8 @@ let package = Package(
         .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "ZeroMQ"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "ZeroMQ"]),
+        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimConfig"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "ZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

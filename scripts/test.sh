@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 ensure_packages
+ensure_packages chromium   # the report test renders report.html in headless Chromium
 say "building"
 swift build --build-tests
 say "testing"

@@ -7,10 +7,12 @@ else
 fi
 fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# Installs the Debian packages the build needs, only when missing (apt-get update once).
+# Installs Debian packages, only the missing ones (apt-get update once). Default: what the build needs.
 ensure_packages() {
   local missing=()
-  for package in libzmq3-dev libsqlite3-dev; do
+  local wanted=("$@")
+  [ "${#wanted[@]}" -gt 0 ] || wanted=(libzmq3-dev libsqlite3-dev)
+  for package in "${wanted[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done
   if [ "${#missing[@]}" -gt 0 ]; then
@@ -18,7 +20,7 @@ ensure_packages() {
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     say "installing ${missing[*]}"
-    $sudo apt-get update -qq
+    if [ -z "${PAIRSIM_APT_UPDATED:-}" ]; then $sudo apt-get update -qq; PAIRSIM_APT_UPDATED=1; fi
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   command -v swift >/dev/null || fail "swift is not on PATH (expected Swift 6.1 or later)"

@@ -66,7 +66,7 @@ extension Event {
         return text
     }
 
-    static func humanValue(_ value: JSON) -> String {
+    public static func humanValue(_ value: JSON) -> String {
         switch value {
         case .string(let s): s.contains(" ") || s.isEmpty ? "\"\(s)\"" : s
         case .null: "-"

@@ -34,3 +34,16 @@ extension NodeModel {
         }
     }
 }
+
+extension NodeModel {
+    /// Runs a command and, if it was refused, adds a `command.failed` event (what every driver logs).
+    public mutating func handleLogged(commandText: String, now: EmulatedInstant) -> CommandResult {
+        var result = handle(commandText: commandText, now: now)
+        if !result.ok {
+            result.actions.append(.emit(Event(at: now, node: node, .commandFailed, level: .warning, fields: [
+                "command": .string(String(commandText.prefix(200))), "reason": .string(result.reply),
+            ])))
+        }
+        return result
+    }
+}

@@ -37,6 +37,8 @@ public struct PhoneCounters: Hashable, Sendable {
         }
         for channel in Channel.allCases {
             let c = sync.counters(channel)
+            o.append("\(channel).sent", .int(Int64(c.sentMessages)))
+            o.append("\(channel).bytes", .int(Int64(c.sentBytes)))
             o.append("\(channel).received", .int(Int64(c.receivedMessages)))
             o.append("\(channel).duplicates", .int(Int64(c.duplicatesDropped)))
         }

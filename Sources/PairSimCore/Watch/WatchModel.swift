@@ -45,7 +45,7 @@ public struct WatchModel: NodeModel {
 
     public var nextDeadline: EmulatedInstant? {
         [sync.nextDeadline, exporter.nextExportAt, nextRestingAt, plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil },
-         bulk.map { _ in EmulatedInstant.zero }]
+         bulk.flatMap { _ in sync.hasRoom(.healthkit) ? EmulatedInstant.zero : nil }]
             .compactMap { $0 }.min()
     }
 
@@ -136,6 +136,7 @@ public struct WatchCounters: Hashable, Sendable {
         for channel in Channel.allCases {
             let c = sync.counters(channel)
             o.append("\(channel).sent", .int(Int64(c.sentMessages)))
+            o.append("\(channel).bytes", .int(Int64(c.sentBytes)))
             o.append("\(channel).retransmits", .int(Int64(c.retransmits)))
             o.append("\(channel).pending", .int(Int64(sync.pending(channel))))
         }

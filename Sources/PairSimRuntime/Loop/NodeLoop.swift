@@ -165,13 +165,7 @@ final class NodeLoop {
             stopping = true
             return CommandResult(ok: true, reply: "\(options.node) stopping")
         default:
-            var result = model.handle(commandText: trimmed, now: options.clock.now())
-            if !result.ok {
-                result.actions.append(.emit(Event(at: options.clock.now(), node: options.node, .commandFailed,
-                                                  level: .warning, fields: ["command": .string(String(trimmed.prefix(200))),
-                                                                            "reason": .string(result.reply)])))
-            }
-            return result
+            return model.handleLogged(commandText: trimmed, now: options.clock.now())
         }
     }
 

@@ -1,0 +1,101 @@
+import PairSimCore
+import Yams
+
+/// Which events an expectation is about: `phone notification.posted title="Workout completed"`,
+/// `watch workout.*`, `hk.saved kind=workout` (any node).
+public struct EventMatcher: Hashable, Sendable, CustomStringConvertible {
+    public var node: NodeName?
+    /// An exact event name, or a prefix when written with a trailing `*`.
+    public var name: String
+    public var isPrefix: Bool
+    /// Fields that must have these values (compared as the readable log shows them).
+    public var fields: [String: String]
+    /// The text it was written as.
+    public var description: String
+
+    public init(parsing text: String) throws(CommandError) {
+        let words = try ParsedCommand(parsing: text)
+        var tokens = [words.verb] + words.arguments
+        guard words.options.isEmpty else { throw CommandError("options are not allowed in an event matcher") }
+        if let node = NodeName(rawValue: tokens[0]) {
+            self.node = node
+            tokens.removeFirst()
+        } else {
+            node = nil
+        }
+        guard let eventName = tokens.first else { throw CommandError("no event name in \"\(text)\"") }
+        tokens.removeFirst()
+        let prefix = eventName.hasSuffix("*")
+        let base = prefix ? String(eventName.dropLast()) : eventName
+        isPrefix = prefix
+        name = base
+        if !prefix, !EventName.allCases.contains(where: { $0.rawValue == base }) {
+            throw CommandError("unknown event \"\(eventName)\" (docs/EVENTS.md lists them; end with * for a prefix)")
+        }
+        var fields: [String: String] = [:]
+        for token in tokens {
+            guard let equals = token.firstIndex(of: "="), equals != token.startIndex else {
+                throw CommandError("expected field=value, got \"\(token)\"")
+            }
+            fields[String(token[..<equals])] = String(token[token.index(after: equals)...])
+        }
+        self.fields = fields
+        description = text
+    }
+
+    public func matches(_ event: Event) -> Bool {
+        if let node, event.node != node { return false }
+        if isPrefix ? !event.name.hasPrefix(name) : event.name != name { return false }
+        for (key, value) in fields {
+            guard let field = event.fields[key], Event.humanValue(field) == value || field.stringValue == value else { return false }
+        }
+        return true
+    }
+}
+
+/// One expectation over the merged event log.
+public enum Expectation: Hashable, Sendable {
+    /// At least one matching event.
+    case eventually(EventMatcher)
+    /// No matching event.
+    case never(EventMatcher)
+    /// Exactly `count` matching events.
+    case exactly(Int, EventMatcher)
+    /// At most `count` matching events, or at most `count` in any window of `per`.
+    case atMost(Int, EventMatcher, per: EmulatedDuration?)
+    /// At least `count` matching events.
+    case atLeast(Int, EventMatcher)
+    /// Every `after` event is followed by a `then` event within `within`.
+    case within(EmulatedDuration, after: EventMatcher, then: EventMatcher)
+}
+
+/// An expectation as written, with its label for verdicts.
+public struct ExpectationSpec: Hashable, Sendable {
+    public var expectation: Expectation
+    public var label: String
+    /// Only events at or after this time count.
+    public var from: EmulatedInstant?
+    /// Only events before this time count.
+    public var until: EmulatedInstant?
+}
+
+/// A command at an emulated time.
+public struct TimelineEntry: Hashable, Sendable {
+    public var at: EmulatedInstant
+    public var node: NodeName
+    public var command: String
+}
+
+/// A scenario (docs/SCENARIOS.md): a topology, a timeline of commands, expectations.
+public struct Scenario: Sendable {
+    public var name: String
+    public var description: String
+    public var topology: Topology
+    /// The topology as YAML (with overrides applied), for starting real nodes.
+    public var topologyYAML: String
+    public var duration: EmulatedDuration
+    /// Commands in time order (file order at equal times).
+    public var timeline: [TimelineEntry]
+    public var expectations: [ExpectationSpec]
+    public var sourcePath: String
+}

@@ -1,0 +1,196 @@
+import Foundation
+import PairSimCore
+import Yams
+
+/// Reads scenario YAML (docs/SCENARIOS.md), refusing anything doubtful with the file, line, key
+/// path and reason.
+public enum ScenarioLoader {
+    public static func load(path: String) throws(ConfigError) -> Scenario {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ConfigError(file: path, line: nil, path: "", reason: "cannot read the file (\(error.localizedDescription))")
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    public static func parse(yaml text: String, file: String) throws(ConfigError) -> Scenario {
+        let root = try YAMLReader.root(yaml: text, file: file)
+        let map = try root.mapping(allowed: ["name", "description", "topology", "overrides", "duration", "timeline", "expect"],
+                                   required: ["name", "topology", "duration"])
+        let name = try map["name"]!.string()
+        let duration = try map["duration"]!.duration()
+        guard duration > .zero else { throw map["duration"]!.error("must be above 0") }
+        let (topology, yaml) = try self.topology(map["topology"]!, overrides: map["overrides"], file: file)
+        var timeline: [(TimelineEntry, Int)] = []
+        if let list = map["timeline"] {
+            for (index, item) in try list.sequence().enumerated() {
+                for entry in try timelineEntries(item, duration: duration) { timeline.append((entry, index)) }
+            }
+        }
+        timeline.sort { ($0.0.at, $0.1) < ($1.0.at, $1.1) }
+        var expectations: [ExpectationSpec] = []
+        if let list = map["expect"] {
+            for item in try list.sequence() { expectations.append(try expectation(item)) }
+        }
+        return Scenario(name: name, description: try map["description"]?.string() ?? "", topology: topology, topologyYAML: yaml,
+                        duration: duration, timeline: timeline.map(\.0), expectations: expectations, sourcePath: file)
+    }
+
+    /// The topology: a file (relative to the scenario) or an inline mapping, with `overrides` merged in.
+    static func topology(_ reader: YAMLReader, overrides: YAMLReader?, file: String) throws(ConfigError) -> (Topology, String) {
+        var node: Node
+        var label = file
+        if reader.isMapping {
+            node = reader.node
+        } else {
+            let relative = try reader.string()
+            let directory = (file as NSString).deletingLastPathComponent
+            let path = relative.hasPrefix("/") || directory.isEmpty ? relative : directory + "/" + relative
+            _ = try TopologyLoader.load(path: path) // a bad base file is reported against itself
+            let base: YAMLReader
+            do { base = try YAMLReader.root(yaml: try String(contentsOfFile: path, encoding: .utf8), file: path) } catch let error as ConfigError {
+                throw error
+            } catch {
+                throw reader.error("cannot read topology \(path)")
+            }
+            node = base.node
+            label = path
+        }
+        if let overrides {
+            guard overrides.isMapping else { throw overrides.error("expected a mapping of topology keys to replace") }
+            node = merge(node, overrides.node)
+            label = "\(file) (topology with overrides)"
+        }
+        let topology = try TopologyLoader.parse(YAMLReader(node: node, path: "", file: label))
+        let yaml: String
+        do { yaml = try Yams.serialize(node: node) } catch { throw reader.error("cannot re-emit the topology: \(error)") }
+        return (topology, yaml)
+    }
+
+    /// Deep merge: mappings merge key by key, anything else is replaced.
+    public static func merge(_ base: Node, _ override: Node) -> Node {
+        guard case .mapping(var baseMap) = base, case .mapping(let overMap) = override else { return override }
+        for (key, value) in overMap {
+            if let existing = baseMap[key] {
+                baseMap[key] = merge(existing, value)
+            } else {
+                baseMap[key] = value
+            }
+        }
+        return .mapping(baseMap)
+    }
+
+    static func timelineEntries(_ reader: YAMLReader, duration: EmulatedDuration) throws(ConfigError) -> [TimelineEntry] {
+        let map = try reader.mapping(allowed: ["at", "every", "from", "until", "watch", "phone"])
+        let nodes = NodeName.allCases.filter { map[$0.rawValue] != nil }
+        guard nodes.count == 1, let node = nodes.first else { throw reader.error("give exactly one of watch: or phone: with a command") }
+        let commandReader = map[node.rawValue]!
+        let command = try commandReader.string()
+        try validate(command, node: node, commandReader)
+        switch (map["at"], map["every"]) {
+        case (let at?, nil):
+            guard map["from"] == nil, map["until"] == nil else { throw reader.error("from/until go with every:, not at:") }
+            return [TimelineEntry(at: .zero + (try at.duration()), node: node, command: command)]
+        case (nil, let every?):
+            let step = try every.duration()
+            guard step >= .seconds(1) else { throw every.error("must be at least 1s") }
+            let from = try map["from"]?.duration() ?? .zero
+            let until = try map["until"]?.duration() ?? duration
+            var entries: [TimelineEntry] = []
+            var at = from
+            while at < until, entries.count < 100_000 {
+                entries.append(TimelineEntry(at: .zero + at, node: node, command: command))
+                at += step
+            }
+            return entries
+        default:
+            throw reader.error("give exactly one of at: or every:")
+        }
+    }
+
+    /// The command's verb must exist for the node (arguments are checked when it runs).
+    static func validate(_ command: String, node: NodeName, _ reader: YAMLReader) throws(ConfigError) {
+        do {
+            let parsed = try ParsedCommand(parsing: command)
+            let specs = node == .watch ? WatchModel.commands : PhoneModel.commands
+            _ = try CommandGrammar.spec(for: parsed.verb, in: specs, node: node)
+        } catch {
+            throw reader.error(error.message)
+        }
+    }
+
+    static func expectation(_ reader: YAMLReader) throws(ConfigError) -> ExpectationSpec {
+        let map = try reader.mapping(allowed: ["eventually", "never", "exactly", "atMost", "atLeast", "of", "per", "after", "within", "then",
+                                               "label", "from", "until"])
+        func matcher(_ key: String) throws(ConfigError) -> EventMatcher {
+            guard let field = map[key] else { throw reader.error("\(key): is required here") }
+            do { return try EventMatcher(parsing: try field.string()) } catch let error as ConfigError { throw error } catch {
+                throw field.error((error as? CommandError)?.message ?? "\(error)")
+            }
+        }
+        func count(_ key: String) throws(ConfigError) -> Int { Int(try map[key]!.int(in: 0...10_000_000)) }
+        let expectation: Expectation
+        var label: String
+        if map["eventually"] != nil {
+            let m = try matcher("eventually")
+            expectation = .eventually(m)
+            label = "eventually \(m)"
+        } else if map["never"] != nil {
+            let m = try matcher("never")
+            expectation = .never(m)
+            label = "never \(m)"
+        } else if map["exactly"] != nil {
+            let m = try matcher("of")
+            expectation = .exactly(try count("exactly"), m)
+            label = "exactly \(try count("exactly")) × \(m)"
+        } else if map["atMost"] != nil {
+            let m = try matcher("of")
+            let per = try map["per"]?.duration()
+            expectation = .atMost(try count("atMost"), m, per: per)
+            label = "at most \(try count("atMost")) × \(m)" + (per.map { " per \($0)" } ?? "")
+        } else if map["atLeast"] != nil {
+            let m = try matcher("of")
+            expectation = .atLeast(try count("atLeast"), m)
+            label = "at least \(try count("atLeast")) × \(m)"
+        } else if map["after"] != nil {
+            guard let within = map["within"] else { throw reader.error("within: is required with after:") }
+            let a = try matcher("after"), b = try matcher("then")
+            let limit = try within.duration()
+            expectation = .within(limit, after: a, then: b)
+            label = "\(b) within \(limit) after \(a)"
+        } else {
+            throw reader.error("give one of eventually, never, exactly, atMost, atLeast, or after/within/then")
+        }
+        if map["per"] != nil, map["atMost"] == nil { throw map["per"]!.error("per: goes only with atMost:") }
+        let from = try map["from"].map { (reader) throws(ConfigError) in EmulatedInstant.zero + (try reader.duration()) }
+        let until = try map["until"].map { (reader) throws(ConfigError) in EmulatedInstant.zero + (try reader.duration()) }
+        if from != nil || until != nil {
+            label += " (" + [from.map { "from \($0)" }, until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ") + ")"
+        }
+        if let custom = map["label"] { label = try custom.string() }
+        return ExpectationSpec(expectation: expectation, label: label, from: from, until: until)
+    }
+}
+
+extension ScenarioLoader {
+    /// The scenario's topology as YAML with private ipc endpoints and data directories under
+    /// `directory`, so a run never clashes with a running pair or another run.
+    public static func privateTopologyYAML(_ scenario: Scenario, directory: String, timeScale: Double?) throws(ConfigError) -> String {
+        let fail = { (reason: String) in ConfigError(file: scenario.sourcePath, line: nil, path: "topology", reason: reason) }
+        guard let parsed = try? Yams.compose(yaml: scenario.topologyYAML), case .mapping(var map) = parsed else {
+            throw fail("cannot re-read the scenario's topology")
+        }
+        var nodes: [(Node, Node)] = []
+        for node in NodeName.allCases {
+            let short = node == .watch ? "w" : "p"
+            nodes.append((Node(node.rawValue), Node([
+                (Node("publish"), Node("ipc://\(directory)/\(short).pub")),
+                (Node("control"), Node("ipc://\(directory)/\(short).ctl")),
+                (Node("data"), Node("\(directory)/\(node.rawValue)")),
+            ])))
+        }
+        map["nodes"] = Node(nodes)
+        if let timeScale { map["timeScale"] = Node(String(timeScale)) }
+        do { return try Yams.serialize(node: .mapping(map)) } catch { throw fail("cannot write the run's topology: \(error)") }
+    }
+}

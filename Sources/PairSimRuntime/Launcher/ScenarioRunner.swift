@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimConfig
+import PairSimCore
+import PairSimulation
+import ZeroMQ
+
+/// `topology run`: plays a scenario on real watch-node and phone-node processes (time-scaled),
+/// then checks its expectations on the merged event logs.
+public struct ScenarioRunner {
+    public let scenario: Scenario
+    public let binDirectory: String
+    public var timeScale: Double?
+    /// Where the run's topology, state and logs go.
+    public var directory: String
+    /// Called with each line worth showing as the run goes.
+    public var progress: (String) -> Void = { _ in }
+
+    public init(scenario: Scenario, binDirectory: String, directory: String) {
+        self.scenario = scenario
+        self.binDirectory = binDirectory
+        self.directory = directory
+    }
+
+    public func run() throws -> ScenarioOutcome {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let yaml = try ScenarioLoader.privateTopologyYAML(scenario, directory: directory, timeScale: timeScale)
+        let topologyPath = directory + "/topology.yaml"
+        try yaml.write(toFile: topologyPath, atomically: true, encoding: .utf8)
+        let topology = try TopologyLoader.load(path: topologyPath)
+        let clock = EmulatedClock(epochUnixMilliseconds: Int64(EmulatedClock.wallMilliseconds()), timeScale: topology.timeScale)
+        var processes: [Process] = []
+        defer {
+            for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        for node in NodeName.allCases {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "\(binDirectory)/\(node)-node")
+            process.arguments = ["--topology", topologyPath, "--epoch", String(clock.epochUnixMilliseconds), "--no-stdin", "--quiet",
+                                 "--fresh", "--parent-pid", String(getpid())]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            processes.append(process)
+        }
+        let context = try Context()
+        func ctl(_ node: NodeName, _ command: String, timeout: Int32 = 5_000) throws -> ControlClient.Reply {
+            try ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: timeout).send(command, context: context)
+        }
+        for node in NodeName.allCases {
+            var ready = false
+            for _ in 0..<200 where !ready {
+                ready = (try? ctl(node, "ping", timeout: 300))?.ok == true
+                if !ready { usleep(50_000) }
+            }
+            guard ready else { throw RuntimeError("\(node)-node did not start for scenario \(scenario.name)") }
+        }
+        progress("pair ready at \(clock.now()) (time scale \(topology.timeScale)×); \(scenario.timeline.count) command(s) over \(scenario.duration)")
+        var failed: [String] = []
+        for entry in scenario.timeline {
+            sleepUntil(entry.at, clock)
+            let reply = try ctl(entry.node, entry.command, timeout: 30_000)
+            progress("\(clock.now()) \(entry.node) \(entry.command) → \(reply.ok ? "ok" : "error: " + reply.text)")
+            if !reply.ok { failed.append("\(entry.at) \(entry.node) \(entry.command): \(reply.text)") }
+        }
+        sleepUntil(.zero + scenario.duration, clock)
+        for node in NodeName.allCases { _ = try? ctl(node, "shutdown", timeout: 2_000) }
+        for process in processes { process.waitUntilExit() }
+        let events = try EventLog.merged(topology)
+        let state = try SQLiteStorage(path: topology.nodes[.phone]!.data + "/state.sqlite").load()
+        let charts = WorkoutCharts.make(workouts: state.workouts.map(\.0),
+                                        heartRate: state.samples.map(\.0).filter { $0.type == .heartRate })
+        return ScenarioOutcome(scenario: scenario.name, mode: "run", seed: topology.seed, duration: scenario.duration, events: events,
+                               verdicts: ExpectationChecker.check(scenario.expectations, events: events),
+                               failedCommands: failed, charts: charts)
+    }
+
+    func sleepUntil(_ instant: EmulatedInstant, _ clock: EmulatedClock) {
+        while clock.now() < instant {
+            let wait = clock.wallMilliseconds(until: instant)
+            usleep(UInt32(min(max(wait, 1), 200) * 1_000))
+        }
+    }
+}

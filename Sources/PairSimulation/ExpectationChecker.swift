@@ -1,0 +1,65 @@
+import PairSimConfig
+import PairSimCore
+
+/// The outcome of one expectation.
+public struct Verdict: Hashable, Sendable {
+    public var passed: Bool
+    public var label: String
+    /// Why: counts, first times, the slowest reaction.
+    public var detail: String
+
+    /// `✔ label — detail` / `✘ label — detail`.
+    public var line: String { "\(passed ? "✔" : "✘") \(label) — \(detail)" }
+}
+
+/// Checks expectations against a merged event log (the same code for `run` and `simulate`).
+public enum ExpectationChecker {
+    public static func check(_ specs: [ExpectationSpec], events: [Event]) -> [Verdict] {
+        specs.map { check($0, events: events) }
+    }
+
+    static func check(_ spec: ExpectationSpec, events all: [Event]) -> Verdict {
+        let start = spec.from ?? .zero, end = spec.until ?? .distantFuture
+        let events = spec.from == nil && spec.until == nil ? all : all.filter { event in event.at >= start && event.at < end }
+        func verdict(_ passed: Bool, _ detail: String) -> Verdict { Verdict(passed: passed, label: spec.label, detail: detail) }
+        switch spec.expectation {
+        case .eventually(let matcher):
+            guard let first = events.first(where: matcher.matches) else { return verdict(false, "never happened") }
+            return verdict(true, "first at \(first.at)")
+        case .never(let matcher):
+            let hits = events.filter(matcher.matches)
+            return hits.isEmpty ? verdict(true, "did not happen") : verdict(false, "\(hits.count) time(s), first at \(hits[0].at)")
+        case .exactly(let count, let matcher):
+            let hits = events.filter(matcher.matches)
+            return verdict(hits.count == count, "\(hits.count) time(s)" + (hits.first.map { ", first at \($0.at)" } ?? ""))
+        case .atLeast(let count, let matcher):
+            let hits = events.filter(matcher.matches)
+            return verdict(hits.count >= count, "\(hits.count) time(s)")
+        case .atMost(let count, let matcher, let per):
+            let times = events.filter(matcher.matches).map(\.at)
+            guard let per else { return verdict(times.count <= count, "\(times.count) time(s)") }
+            // The busiest window of length `per`, by two pointers over the sorted times.
+            var busiest = 0, busiestAt = EmulatedInstant.zero, start = 0
+            for end in times.indices {
+                while times[end] - times[start] >= per { start += 1 }
+                if end - start + 1 > busiest { busiest = end - start + 1; busiestAt = times[start] }
+            }
+            return verdict(busiest <= count, "busiest \(per) window has \(busiest)" + (busiest > 0 ? " (from \(busiestAt))" : ""))
+        case .within(let limit, let after, let then):
+            let triggers = events.filter(after.matches)
+            guard !triggers.isEmpty else { return verdict(false, "\(after) never happened") }
+            let responses = events.filter(then.matches).map(\.at)
+            var slowest = EmulatedDuration.zero
+            var missed: [EmulatedInstant] = []
+            for trigger in triggers {
+                if let response = responses.first(where: { $0 >= trigger.at && $0 - trigger.at <= limit }) {
+                    slowest = max(slowest, response - trigger.at)
+                } else {
+                    missed.append(trigger.at)
+                }
+            }
+            if missed.isEmpty { return verdict(true, "\(triggers.count)/\(triggers.count) in time, slowest \(slowest)") }
+            return verdict(false, "\(triggers.count - missed.count)/\(triggers.count) in time; none within \(limit) after \(missed[0])")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import PairSimConfig
+import PairSimCore
+import PairSimRuntime
+import PairSimulation
+
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a scenario in deterministic virtual time in this process; the same seed gives the same event log, byte for byte.",
+        discussion: "Scenario files: docs/SCENARIOS.md. Exit status 1 when an expectation fails (the output says how to reproduce).")
+
+    @Argument(help: "Scenario file, e.g. Topologies/scenarios/morning-run-pocket.yaml.")
+    var file: String
+
+    @Option(help: "Seed for every random draw (default: the topology's).")
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("How much emulated time to play (default: the scenario's duration), e.g. 7d.", valueName: "duration"))
+    var duration: String?
+
+    @Option(help: ArgumentHelp("Write events.jsonl, summary.json and report.html here.", valueName: "dir"))
+    var report: String?
+
+    @Flag(help: "Print every event as it is logged (readable lines).")
+    var events = false
+
+    func run() throws {
+        let scenario = try loadScenario(file)
+        var length: EmulatedDuration?
+        if let duration {
+            guard let parsed = EmulatedDuration(parsing: duration), parsed > .zero else {
+                throw ValidationError("--duration must be a duration like 2h or 7d, got \"\(duration)\"")
+            }
+            length = parsed
+        }
+        var simulator = Simulator(scenario: scenario, seed: seed, duration: length)
+        let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
+        let total = Double(simulator.duration.milliseconds)
+        simulator.run(progress: showProgress ? { now in
+            let done = Int(Double(now.milliseconds) / total * 30)
+            FileHandleWriter.standardError("\r[" + String(repeating: "#", count: done) + String(repeating: ".", count: 30 - done) + "] \(now)")
+        } : nil)
+        if showProgress { FileHandleWriter.standardError("\r" + String(repeating: " ", count: 60) + "\r") }
+        if events { simulator.events.forEach { print("\($0.node) │ \($0.humanLine)") } }
+        let outcome = ScenarioOutcome(
+            scenario: scenario.name, mode: "simulate", seed: simulator.seed, duration: simulator.duration, events: simulator.events,
+            verdicts: ExpectationChecker.check(scenario.expectations, events: simulator.events),
+            failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phone.store))
+        if let report { try ReportWriter.write(outcome, to: report) }
+        print(outcome.verdictText)
+        if let report { print("report: \(report)/report.html") }
+        if !outcome.passed {
+            print("reproduce with: topology simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? ""))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Loads a scenario, turning its error into a clean CLI failure.
+func loadScenario(_ path: String) throws -> Scenario {
+    do {
+        return try ScenarioLoader.load(path: path)
+    } catch {
+        throw ValidationError(error.description)
+    }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+
+@Suite("End to end: scenarios, simulation and reports", .serialized)
+struct ScenarioEndToEndTests {
+    static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Topologies/scenarios").path
+
+    static func topology(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PairHarness.binDirectory + "/topology")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static func temporary(_ name: String) -> String {
+        NSTemporaryDirectory() + "pairsim-\(name)-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// The verdict lines (✔/✘ and the label), without the measured details that differ between runs.
+    static func verdicts(_ output: String) -> [String] {
+        output.split(separator: "\n").filter { $0.hasPrefix("  ✔") || $0.hasPrefix("  ✘") }
+            .map { String($0.split(separator: "—", maxSplits: 1)[0]).trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test("simulate: the same seed writes the same events.jsonl byte for byte", .timeLimit(.minutes(1)))  // R: P6
+    func sameSeedSameBytes() throws {
+        let a = Self.temporary("sim-a"), b = Self.temporary("sim-b")
+        defer { for dir in [a, b] { try? FileManager.default.removeItem(atPath: dir) } }
+        let file = Self.scenarios + "/hrv-storm.yaml"
+        #expect(try Self.topology(["simulate", file, "--seed", "99", "--report", a]).status == 0)
+        #expect(try Self.topology(["simulate", file, "--seed", "99", "--report", b]).status == 0)
+        let first = try Data(contentsOf: URL(fileURLWithPath: a + "/events.jsonl"))
+        #expect(first.count > 1_000)
+        #expect(first == (try Data(contentsOf: URL(fileURLWithPath: b + "/events.jsonl"))))
+        for name in ["summary.json", "report.html"] { #expect(FileManager.default.fileExists(atPath: a + "/" + name)) }
+    }
+
+    @Test("a failing simulation says how to reproduce it and exits non-zero", .timeLimit(.minutes(1)))  // R: P6
+    func failingSimulation() throws {
+        let dir = Self.temporary("fail")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/failing.yaml"
+        try """
+            name: failing
+            topology: \(Self.scenarios)/../default.yaml
+            duration: 30m
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+            expect:
+              - { never: "phone hk.saved" }
+              - { eventually: "phone bgdelivery.stopped" }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try Self.topology(["simulate", file, "--seed", "1234"])
+        #expect(status == 1)
+        #expect(output.contains("FAILED: 2 problem(s)"))
+        #expect(output.contains("reproduce with: topology simulate \(file) --seed 1234"))
+    }
+
+    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)),
+          arguments: ["morning-run-pocket", "three-missed-completions", "watch-out-of-range"])  // R: P6
+    func agreement(scenario: String) throws {
+        let file = Self.scenarios + "/\(scenario).yaml"
+        let simulated = try Self.topology(["simulate", file])
+        let dir = Self.temporary("run-\(scenario)")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let ran = try Self.topology(["run", file, "--time-scale", "600", "--dir", dir])
+        #expect(simulated.status == 0, "\(simulated.output)")
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(!Self.verdicts(ran.output).isEmpty)
+        #expect(Self.verdicts(ran.output) == Self.verdicts(simulated.output), "run:\n\(ran.output)\nsimulate:\n\(simulated.output)")
+    }
+
+    @Test("the report renders in headless Chromium with its lanes and heart-rate chart", .timeLimit(.minutes(2)))  // R: P6
+    func reportInChromium() throws {
+        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let chromium else {
+            Issue.record("Debian's chromium is not installed (scripts/test.sh installs it)")
+            return
+        }
+        let dir = Self.temporary("report")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try Self.topology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--report", dir]).status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromium)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir)/profile", "--dump-dom",
+                             "file://\(dir)/report.html"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // The lanes and the chart exist only once the page's script has run: the DOM proves it rendered.
+        for lane in ["watch", "healthkit", "cloudkit", "phone"] {
+            #expect(dom.contains("data-lane=\"\(lane)\""), "lane \(lane) missing")
+        }
+        #expect(dom.components(separatedBy: "<rect").count > 10, "no event ticks drawn")
+        #expect(dom.contains("<polyline") && dom.contains("class=\"hr\""), "no heart-rate chart drawn")
+        #expect(dom.contains("Scenario morning-run-pocket — passed"))
+        let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
+        #expect(!html.contains("src=") && !html.contains("<link") && !html.contains("url("), "the page must be self-contained")
+    }
+}

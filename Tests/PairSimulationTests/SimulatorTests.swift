@@ -1,0 +1,59 @@
+import Foundation
+import PairSimCore
+import Testing
+@testable import PairSimConfig
+@testable import PairSimulation
+
+@Suite("Deterministic simulation")
+struct SimulatorTests {
+    static func scenario(_ name: String) throws -> Scenario {
+        try ScenarioLoader.load(path: Repository.scenarios + "/\(name).yaml")
+    }
+
+    @Test("the same seed gives a byte-identical event log; another seed differs")  // R: P6
+    func deterministic() throws {
+        let week = try Self.scenario("week-of-normal-life")
+        var a = Simulator(scenario: week, seed: 11), b = Simulator(scenario: week, seed: 11), c = Simulator(scenario: week, seed: 12)
+        a.run()
+        b.run()
+        c.run()
+        #expect(a.events.count > 1_000)
+        #expect(a.eventLog == b.eventLog)
+        #expect(a.eventLog != c.eventLog)
+    }
+
+    @Test("every scenario in the library passes in simulation", arguments: Repository.scenarioFiles)  // R: P6
+    func library(file: String) throws {
+        let scenario = try ScenarioLoader.load(path: Repository.scenarios + "/" + file)
+        var simulator = Simulator(scenario: scenario)
+        simulator.run()
+        let verdicts = ExpectationChecker.check(scenario.expectations, events: simulator.events)
+        for verdict in verdicts { #expect(verdict.passed, "\(file): \(verdict.line)") }
+        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+    }
+
+    @Test("a duration override stops the run there")  // R: P6
+    func durationOverride() throws {
+        var simulator = Simulator(scenario: try Self.scenario("week-of-normal-life"), duration: .days(1))
+        simulator.run()
+        #expect(simulator.events.last!.at == .zero + .days(1))
+        #expect(simulator.events.filter { $0.name == "workout.finished" }.count == 1)
+    }
+
+    @Test("the summary counts what the report needs")  // R: P6, C12
+    func summary() throws {
+        let scenario = try Self.scenario("morning-run-pocket")
+        var simulator = Simulator(scenario: scenario)
+        simulator.run()
+        let outcome = ScenarioOutcome(scenario: scenario.name, mode: "simulate", seed: simulator.seed, duration: simulator.duration,
+                                      events: simulator.events, verdicts: ExpectationChecker.check(scenario.expectations, events: simulator.events),
+                                      failedCommands: [], charts: WorkoutCharts.make(simulator.phone.store))
+        let summary = outcome.summary
+        #expect(summary["passed"] == true)
+        #expect(summary["counters"]?["wakes"] == 1)
+        #expect(summary["counters"]?["notifications"] == 1)
+        #expect((summary["channels"]?["healthkit"]?["messages"]?.intValue ?? 0) > 0)
+        #expect((summary["channels"]?["cloudkit"]?["bytes"]?.intValue ?? 0) > 0)
+        #expect(outcome.charts.count == 1 && outcome.charts[0].summary != nil)
+    }
+}
