@@ -5,6 +5,7 @@
 #
 #   TOPOLOGY=Topologies/instant.yaml scripts/run-pair.sh     # another topology
 #   WORKOUT_SECONDS=20 scripts/run-pair.sh                     # a longer workout (wall seconds)
+#   PAIRSIM_BIN=.build/debug scripts/run-pair.sh               # use built binaries, skip the build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
@@ -14,9 +15,13 @@ WORKOUT_SECONDS="${WORKOUT_SECONDS:-10}"
 ACTIVITY="${ACTIVITY:-running}"
 
 ensure_packages
-say "building (release)"
-swift build -c release 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
-BIN="$(swift build -c release --show-bin-path)"
+if [ -n "${PAIRSIM_BIN:-}" ]; then
+  BIN="$PAIRSIM_BIN"
+else
+  say "building (release)"
+  swift build -c release 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
+  BIN="$(swift build -c release --show-bin-path)"
+fi
 [ -x "$BIN/topology" ] || fail "build failed: $BIN/topology missing"
 started=$(date +%s)
 

@@ -1,0 +1,30 @@
+import PairSimCore
+import Testing
+@testable import PairSimRuntime
+
+@Suite("Emulated time in real runs")
+struct EmulatedClockTests {
+    @Test("now is time scale × (wall clock − epoch); two clocks with one epoch agree")  // R: S8
+    func scaled() {
+        let wall = Int64(EmulatedClock.wallMilliseconds())
+        let clock = EmulatedClock(epochUnixMilliseconds: wall - 10_000, timeScale: 60)
+        let other = EmulatedClock(epochUnixMilliseconds: wall - 10_000, timeScale: 60)
+        let now = clock.now().milliseconds
+        #expect(now >= 600_000 && now < 600_000 + 60_000)
+        #expect(abs(other.now().milliseconds - now) < 60_000)
+        #expect(clock.wallSeconds(.minutes(1)) == 1)
+    }
+
+    @Test("a node started before the epoch reads zero, never a negative time")  // R: S8
+    func beforeEpoch() {
+        let clock = EmulatedClock(epochUnixMilliseconds: Int64(EmulatedClock.wallMilliseconds()) + 60_000, timeScale: 1)
+        #expect(clock.now() == .zero)
+    }
+
+    @Test("the wall time until an emulated instant shrinks with the scale")  // R: S8
+    func waitUntil() {
+        let clock = EmulatedClock(epochUnixMilliseconds: Int64(EmulatedClock.wallMilliseconds()), timeScale: 60)
+        let wait = clock.wallMilliseconds(until: clock.now() + .minutes(1))
+        #expect(wait > 900 && wait <= 1_001)
+    }
+}
