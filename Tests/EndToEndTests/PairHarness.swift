@@ -121,6 +121,11 @@ final class PairHarness {
 
     /// Runs the `topology` binary to completion; returns status and output.
     func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try Self.runTopology(arguments)
+    }
+
+    /// Runs the `topology` binary to completion; returns status and output.
+    static func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/topology")
         process.arguments = arguments

@@ -11,16 +11,7 @@ struct ScenarioEndToEndTests {
         .deletingLastPathComponent().appendingPathComponent("Topologies/scenarios").path
 
     static func topology(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PairHarness.binDirectory + "/topology")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try PairHarness.runTopology(arguments)
     }
 
     static func temporary(_ name: String) -> String {

@@ -149,17 +149,7 @@ extension PhoneModel {
 
     mutating func writeSampleCommand(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
         try args.expect(2...2, options: ["duration", "source"])
-        let typeName = args.argument(0)!
-        guard let type = SampleType(name: typeName) else {
-            throw CommandError("write-sample: unknown type \"\(typeName)\" (one of: \(SampleType.allCases.map(\.shortName).joined(separator: ", ")))")
-        }
-        let value: Double
-        if type == .sleepAnalysis {
-            value = Double(SleepStage(name: try args.choice(1, name: "sleep stage", from: SleepStage.allCases.map(\.name)))!.rawValue)
-        } else {
-            value = try args.number(1, name: "\(type.shortName) value (\(type.unit))", in: type.validRange)
-        }
-        let duration = try args.duration(option: "duration") ?? (type == .sleepAnalysis ? .hours(1) : .zero)
+        let (type, value, duration) = try args.sampleValue()
         let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: max(.zero, now - duration), end: now, value: value,
                                   source: try sourceOption(args))
         let actions = writeOnPhone(HealthObjectsBatch(samples: [sample]), records: [], now: now)

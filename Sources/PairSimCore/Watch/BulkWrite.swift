@@ -53,10 +53,7 @@ extension WatchModel {
     /// Starts a bulk write of `count` samples ending now, one per `every` (squeezed to fit after time zero).
     mutating func writeSamples(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
         try args.expect(2...2, options: ["every"])
-        let typeName = args.argument(0)!
-        guard let type = SampleType(name: typeName) else {
-            throw CommandError("write-samples: unknown type \"\(typeName)\" (one of: \(SampleType.allCases.map(\.shortName).joined(separator: ", ")))")
-        }
+        let type = try args.sampleType(0)
         guard bulk == nil else { throw CommandError("write-samples: a bulk write is in progress (\(bulk!.done) of \(bulk!.total))") }
         let count = try args.integer(1, name: "count", in: 1...10_000_000)
         let every = try args.duration(option: "every") ?? .seconds(1)

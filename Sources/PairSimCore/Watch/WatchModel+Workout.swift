@@ -110,18 +110,7 @@ extension WatchModel {
 
     mutating func writeSample(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
         try args.expect(2...2, options: ["duration"])
-        let typeName = args.argument(0)!
-        guard let type = SampleType(name: typeName) else {
-            throw CommandError("write-sample: unknown type \"\(typeName)\" (one of: \(SampleType.allCases.map(\.shortName).joined(separator: ", ")))")
-        }
-        let value: Double
-        if type == .sleepAnalysis {
-            let stage = try args.choice(1, name: "sleep stage", from: SleepStage.allCases.map(\.name))
-            value = Double(SleepStage(name: stage)!.rawValue)
-        } else {
-            value = try args.number(1, name: "\(type.shortName) value (\(type.unit))", in: type.validRange)
-        }
-        let duration = try args.duration(option: "duration") ?? (type == .sleepAnalysis ? .hours(1) : .zero)
+        let (type, value, duration) = try args.sampleValue()
         let start = max(.zero, now - duration)
         let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: start, end: now, value: value, source: .watchApp)
         let (saved, ops) = store.save(workouts: [], samples: [sample])
