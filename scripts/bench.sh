@@ -9,8 +9,9 @@ what="${1:-all}"
 case "$what" in sync|downsample|simulate|all) ;; *) fail "unknown benchmark '$what' (sync, downsample, simulate or all)";; esac
 ensure_packages
 say "building (release)"
-swift build -c release --product pairsim-bench >/dev/null
-swift build -c release >/dev/null
+build_log=$(mktemp)
+if ! swift build -c release >"$build_log" 2>&1; then cat "$build_log"; fail "the build failed"; fi
+rm -f "$build_log"
 BIN="$(swift build -c release --show-bin-path)"
 if [ "$what" = all ]; then set -- downsample sync simulate; else set -- "$what"; fi
 for bench in "$@"; do

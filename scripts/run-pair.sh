@@ -19,18 +19,27 @@ if [ -n "${PAIRSIM_BIN:-}" ]; then
   BIN="$PAIRSIM_BIN"
 else
   say "building (release)"
-  swift build -c release 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
+  build_log=$(mktemp)
+  if ! swift build -c release >"$build_log" 2>&1; then
+    cat "$build_log"
+    fail "the build failed"
+  fi
+  grep -E "^Build complete" "$build_log" || true
+  rm -f "$build_log"
   BIN="$(swift build -c release --show-bin-path)"
 fi
 [ -x "$BIN/topology" ] || fail "build failed: $BIN/topology missing"
 started=$(date +%s)
 
-name=$("$BIN/topology" check "$TOPOLOGY" | head -1 | sed -E 's/.*ok — ([^,]+),.*/\1/')
-rm -rf ".pairsim/$name"
+check=$("$BIN/topology" check "$TOPOLOGY") || fail "bad topology $TOPOLOGY"
+name=$(head -1 <<<"$check" | sed -E 's/.*ok — ([^,]+),.*/\1/')
+if "$BIN/topology" ctl -t "$TOPOLOGY" --timeout 1 phone ping >/dev/null 2>&1; then
+  fail "a $name pair is already running; stop it first with: $BIN/topology down $TOPOLOGY"
+fi
 mkdir -p .pairsim
 log=".pairsim/run-pair.log"
-say "starting the $name pair (log: $log)"
-"$BIN/topology" up "$TOPOLOGY" --no-stdin --color never >"$log" 2>&1 &
+say "starting the $name pair from nothing (log: $log)"
+"$BIN/topology" up "$TOPOLOGY" --no-stdin --color never --fresh >"$log" 2>&1 &
 launcher=$!
 cleanup() { "$BIN/topology" down "$TOPOLOGY" >/dev/null 2>&1 || true; wait "$launcher" 2>/dev/null || true; }
 trap cleanup EXIT
@@ -43,18 +52,19 @@ done
 grep -q "topology │ pair .* ready" "$log" || { cat "$log"; fail "the pair did not become ready"; }
 
 ctl() { "$BIN/topology" ctl -t "$TOPOLOGY" "$@"; }
-say "watch: $(ctl watch start-workout "$ACTIVITY")"
+started_reply=$(ctl watch start-workout "$ACTIVITY") || fail "the watch refused start-workout: $started_reply"
+say "watch: $started_reply"
 sleep "$WORKOUT_SECONDS"
-reply=$(ctl watch finish-workout)
+reply=$(ctl watch finish-workout) || fail "the watch refused finish-workout: $reply"
 say "watch: $reply"
-uuid=$(grep -oE 'workout=[0-9A-F-]{36}' <<<"$reply" | cut -d= -f2)
+uuid=$(grep -oE 'workout=[0-9A-F-]{36}' <<<"$reply" | cut -d= -f2 || true)
 [ -n "$uuid" ] || fail "the watch did not report a workout UUID"
 
 say "waiting for phone-node to notice workout $uuid"
 phone_log() { "$BIN/topology" log "$TOPOLOGY" --node phone; }
 seen="" notified="" recorded=""
 for _ in $(seq 1 450); do
-  log_now=$(phone_log)
+  log_now=$(phone_log || true)
   grep -q "hk.saved.*$uuid" <<<"$log_now" && seen=yes
   grep -q "notification.posted.*$uuid" <<<"$log_now" && notified=yes
   grep -q "record.saved.*healthKitWorkoutID=$uuid" <<<"$log_now" && recorded=yes

@@ -90,15 +90,20 @@ public enum ScenarioLoader {
         switch (map["at"], map["every"]) {
         case (let at?, nil):
             guard map["from"] == nil, map["until"] == nil else { throw reader.error("from/until go with every:, not at:") }
-            return [TimelineEntry(at: .zero + (try at.duration()), node: node, command: command)]
+            let time = try at.duration()
+            guard time <= duration else { throw at.error("\(time) is after the scenario's duration (\(duration))") }
+            return [TimelineEntry(at: .zero + time, node: node, command: command)]
         case (nil, let every?):
             let step = try every.duration()
             guard step >= .seconds(1) else { throw every.error("must be at least 1s") }
             let from = try map["from"]?.duration() ?? .zero
-            let until = try map["until"]?.duration() ?? duration
+            let until = min(try map["until"]?.duration() ?? duration, duration)
+            guard (until.milliseconds - from.milliseconds) / step.milliseconds < 100_000 else {
+                throw every.error("more than 100000 commands between \(from) and \(until); use a longer every:")
+            }
             var entries: [TimelineEntry] = []
             var at = from
-            while at < until, entries.count < 100_000 {
+            while at < until {
                 entries.append(TimelineEntry(at: .zero + at, node: node, command: command))
                 at += step
             }
@@ -129,6 +134,15 @@ public enum ScenarioLoader {
             }
         }
         func count(_ key: String) throws(ConfigError) -> Int { Int(try map[key]!.int(in: 0...10_000_000)) }
+        let kinds = ["eventually", "never", "exactly", "atMost", "atLeast", "after"].filter { map[$0] != nil }
+        guard kinds.count == 1 else {
+            throw reader.error(kinds.isEmpty ? "give one of eventually, never, exactly, atMost, atLeast, or after/within/then"
+                                             : "give only one of \(kinds.joined(separator: ", "))")
+        }
+        let counted = ["exactly", "atMost", "atLeast"].contains(kinds[0])
+        for (key, allowed) in [("of", counted), ("within", kinds[0] == "after"), ("then", kinds[0] == "after")] where map[key] != nil && !allowed {
+            throw map[key]!.error("does not go with \(kinds[0]):")
+        }
         let expectation: Expectation
         var label: String
         if map["eventually"] != nil {
@@ -146,6 +160,7 @@ public enum ScenarioLoader {
         } else if map["atMost"] != nil {
             let m = try matcher("of")
             let per = try map["per"]?.duration()
+            if let per, per <= .zero { throw map["per"]!.error("must be above 0") }
             expectation = .atMost(try count("atMost"), m, per: per)
             label = "at most \(try count("atMost")) × \(m)" + (per.map { " per \($0)" } ?? "")
         } else if map["atLeast"] != nil {

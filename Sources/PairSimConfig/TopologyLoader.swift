@@ -92,8 +92,10 @@ public enum TopologyLoader {
             throw reader.error("tcp endpoint \"\(endpoint)\" needs a port 1–65535, e.g. tcp://127.0.0.1:7401")
         }
         let host = rest[..<colon]
-        guard host == "127.0.0.1" || host == "localhost" else {
-            throw reader.error("tcp endpoint must bind to 127.0.0.1 (loopback only), got host \"\(host)\"")
+        guard host == "127.0.0.1" else {
+            throw reader.error(host == "localhost"
+                ? "write tcp://127.0.0.1:… (ZeroMQ binds numeric addresses only)"
+                : "tcp endpoint must bind to 127.0.0.1 (loopback only), got host \"\(host)\"")
         }
     }
 

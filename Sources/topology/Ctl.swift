@@ -28,10 +28,15 @@ struct Ctl: ParsableCommand {
             throw ValidationError("unknown node \"\(node)\" (expected watch or phone)")
         }
         guard !command.isEmpty else { throw ValidationError("give a command, e.g. 'topology ctl \(node) status'") }
+        guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be above 0 and at most 3600 seconds") }
         let endpoint = try loadTopology(topology).nodes[name]!.control
+        // The shell took the quotes off: put them back around words that need them.
+        let text = command.map { word in
+            word.contains(where: \.isWhitespace) || word.isEmpty ? "\"" + word.replacingOccurrences(of: "\"", with: "'") + "\"" : word
+        }.joined(separator: " ")
         let reply: ControlClient.Reply
         do {
-            reply = try ControlClient(endpoint: endpoint, timeoutMilliseconds: Int32(timeout * 1_000)).send(command.joined(separator: " "))
+            reply = try ControlClient(endpoint: endpoint, timeoutMilliseconds: Int32(timeout * 1_000)).send(text)
         } catch {
             printError("error: \(error)")
             throw ExitCode(3)

@@ -31,7 +31,7 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let scenario = try loadScenario(file)
-        if let timeScale, !(timeScale > 0) { throw ValidationError("--time-scale must be above 0") }
+        if let timeScale, !(timeScale > 0 && timeScale <= 1_000_000) { throw ValidationError("--time-scale must be above 0 and at most 1000000") }
         var runner = ScenarioRunner(scenario: scenario, binDirectory: executableDirectory(),
                                     directory: dir ?? ".pairsim/scenarios/\(scenario.name)-\(getpid())")
         runner.timeScale = timeScale

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct TopologyCommand: AsyncParsableCommand {
+struct TopologyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topology",
         abstract: "Start, drive, inspect and stop a watch-node/phone-node pair described by a topology file.",

@@ -32,7 +32,7 @@ struct Up: ParsableCommand {
     func run() throws {
         var topology = try loadTopology(file)
         if let timeScale {
-            guard timeScale > 0 else { throw ValidationError("--time-scale must be above 0") }
+            guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0 and at most 1000000") }
             topology.timeScale = timeScale
         }
         var options = PairSupervisor.Options(

@@ -42,3 +42,34 @@ struct RestartTests {
         #expect(pair.events(.phone).filter { $0.name == "hk.saved" }.count == 2)
     }
 }
+
+@Suite("End to end: one node per data directory, one pair per topology", .serialized)
+struct ExclusivityTests {
+    @Test("a second node on the same data directory is refused and the first keeps running", .timeLimit(.minutes(1)))  // R: S5, P2
+    func secondNodeRefused() throws {
+        let pair = try PairHarness("e2e-twice")
+        defer { pair.stopAll() }
+        let epoch = PairHarness.now()
+        try pair.startNode(.watch, epoch: epoch)
+        let second = try pair.spawn("watch-2", "watch-node", ["--topology", pair.topologyPath, "--no-stdin", "--fresh"])
+        second.waitUntilExit()
+        #expect(second.terminationStatus != 0)
+        #expect(pair.output("watch-2").contains("is in use by another node"))
+        #expect(try pair.ctl(.watch, "ping").ok)
+        #expect(pair.events(.watch).contains { $0.name == "node.ready" })
+    }
+
+    @Test("topology up refuses a pair that is already up; ctl keeps quoted words together", .timeLimit(.minutes(1)))  // R: P2, P3
+    func upTwiceAndQuoting() throws {
+        let pair = try PairHarness("e2e-up-twice")
+        defer { pair.stopAll() }
+        try pair.up()
+        let (status, output) = try pair.runTopology(["up", pair.topologyPath, "--no-stdin"])
+        #expect(status != 0)
+        #expect(output.contains("already running"))
+        let (ctlStatus, reply) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "start-workout", "strength", "Bench Press"])
+        #expect(ctlStatus == 0, "\(reply)")
+        #expect(try pair.must(.watch, "finish-workout").contains("records=1"))
+        try pair.waitFor(.watch, "the record") { $0.name == "record.saved" && $0["exercise"]?.stringValue == "Bench Press" }
+    }
+}

@@ -71,6 +71,7 @@ struct TopologyLoaderTests {
         ("name: t\nnodes:\n  watch: { publish: \"tcp://127.0.0.1:7401\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7401\", control: \"ipc://b\", data: b }\n", "nodes.phone.publish", "clashes"),
         ("name: t\nnodes:\n  watch: { publish: \"tcp://0.0.0.0:7401\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7402\", control: \"ipc://b\", data: b }\n", "nodes.watch.publish", "127.0.0.1"),
         ("name: t\nnodes:\n  watch: { publish: \"tcp://127.0.0.1\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7402\", control: \"ipc://b\", data: b }\n", "nodes.watch.publish", "needs a port"),
+        ("name: t\nnodes:\n  watch: { publish: \"tcp://localhost:7401\", control: \"ipc://a\", data: a }\n  phone: { publish: \"tcp://127.0.0.1:7402\", control: \"ipc://b\", data: b }\n", "nodes.watch.publish", "numeric addresses only"),
         ("name: t\n\(nodes)\nchannels:\n  cloudkit: { loss: 1.5 }\n", "channels.cloudkit.loss", "between 0 and 1"),
         ("name: t\n\(nodes)\nchannels:\n  healthkit: { exportInterval: 5s }\n", "channels.healthkit.exportInterval", "unknown key"),
         ("name: t\n\(nodes)\ntimeScale: fast\n", "timeScale", "expected a number"),

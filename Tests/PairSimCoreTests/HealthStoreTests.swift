@@ -64,3 +64,71 @@ struct HealthStoreTests {
         #expect(states == ["foreground", "inactive", "foreground", "background", "suspended", "notRunning", "foreground", "background", "forceQuit"])
     }
 }
+
+@Suite("Store and app edge cases")
+struct StoreEdgeCaseTests {
+    @Test("deleting an unknown UUID reports nothing but refuses its late copy")  // R: S6, H2
+    func deleteBeforeArrival() {
+        var store = HealthStore()
+        let sample = HealthSample(uuid: UUID(), type: .bodyMass, start: .zero, end: .zero, value: 70, source: .watchApp)
+        let (deleted, ops) = store.delete([DeletedObject(uuid: sample.uuid, type: .sample(.bodyMass))], now: .zero)
+        #expect(deleted.isEmpty)
+        #expect(ops == [.blockIDs([sample.uuid])])
+        #expect(store.tombstones.isEmpty)
+        #expect(store.save(workouts: [], samples: [sample]).0.samples.isEmpty)
+    }
+
+    @Test("a batch deleting many samples removes exactly those")  // R: H1
+    func batchDelete() {
+        var store = HealthStore()
+        let samples = (0..<1_000).map { i in
+            HealthSample(uuid: UUID(), type: i % 2 == 0 ? .heartRate : .stepCount, start: .zero, end: .zero, value: 100, source: .watchApp)
+        }
+        _ = store.save(workouts: [], samples: samples)
+        let doomed = samples.enumerated().filter { $0.offset % 3 == 0 }.map { DeletedObject(uuid: $0.element.uuid, type: .sample($0.element.type)) }
+        let (deleted, _) = store.delete(doomed, now: .zero)
+        #expect(Set(deleted.map(\.uuid)) == Set(doomed.map(\.uuid)))
+        #expect(store.sampleCount == 1_000 - doomed.count)
+    }
+
+    @Test("packed samples keep hundreds of distinct sources")  // R: S7
+    func manySources() throws {
+        let samples = (0..<600).map { i in
+            HealthSample(uuid: UUID(), type: .heartRate, start: .zero, end: .zero, value: 90, source: .other("app-\(i)"))
+        }
+        #expect(try SampleCodec.unpack(SampleCodec.pack(samples)) == samples)
+    }
+
+    @Test("strictly locked: a deferred wake comes after unlock, and later changes still wake")  // R: H4, O4
+    func deferredWakeNotStuck() {
+        var driver = BackgroundDeliveryTests.suspended { $0.healthKit.wakeWhileLocked = false }
+        driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 40)]))
+        driver.advance(.minutes(5))
+        driver.run("lock")
+        let mark = driver.mark
+        driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 41)]))
+        driver.advance(.minutes(5))
+        driver.run("unlock")
+        driver.advance(.minutes(5))
+        driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 42)]))
+        driver.advance(.minutes(5))
+        #expect(driver.count(.bgdeliveryWake, from: mark) == 2)
+    }
+
+    @Test("a fetch cut by suspension does not leave the tabs loading forever")  // R: C9, C10
+    func fetchCutBySuspension() {
+        var driver = PhoneDriver {
+            $0.refresh.queryCost = .seconds(10) // 80 s per snapshot: longer than the background budget
+        }
+        driver.advance(.minutes(3))
+        driver.run("pull-to-refresh today")
+        driver.run("background")
+        driver.advance(.minutes(2))
+        #expect(driver.phone.app == .suspended)
+        driver.run("foreground")
+        driver.run("pull-to-refresh today")
+        driver.advance(.minutes(3))
+        #expect(driver.phone.tabs.tabs[.today]!.loading == nil)
+        #expect(driver.named(.tabLoaded, "tab", "today").last!["load"] == .int(Int64(driver.phone.tabs.tabs[.today]!.loads)))
+    }
+}

@@ -33,6 +33,14 @@ struct JSONTests {
         #expect(throws: JSONError.self) { try JSONParser().parse(text) }
     }
 
+    @Test("numbers past Int64 read as doubles, never trap")  // R: S7
+    func hugeNumbers() throws {
+        #expect(try JSONParser().parse("9999999999999999999") == .double(9_999_999_999_999_999_999))
+        #expect(try JSONParser().parse("-9223372036854775808") == .int(Int64.min))
+        #expect(try JSONParser().parse("999999999999999999") == .int(999_999_999_999_999_999))
+        #expect(throws: JSONError.self) { try JSONParser().parse("1e999") }
+    }
+
     @Test("refuses nesting deeper than the limit")
     func depthLimit() {
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)

@@ -109,9 +109,42 @@ struct SyncEngineTests {
         #expect(pair.watch.nextDeadline == t0 + .minutes(1))
         #expect(pair.watch.advance(to: t0 + .minutes(1)).frames.count == 1)
         var manual = EnginePair()
-        _ = manual.watch.setPartition(.healthkit, true, now: t0)
+        _ = manual.watch.setPartition(.healthkit, reason: "out-of-range", true, now: t0)
         #expect(manual.send(t0).isEmpty)
-        #expect(manual.watch.setPartition(.healthkit, false, now: t0 + .seconds(5)).frames.count == 1)
+        #expect(manual.watch.setPartition(.healthkit, reason: "out-of-range", false, now: t0 + .seconds(5)).frames.count == 1)
+    }
+
+    @Test("held messages leave after chained windows and after a manual partition ends inside a window")  // R: S3, S5
+    func chainedPartitions() {
+        var pair = EnginePair(healthkit: ChannelConfig(partitions: [
+            PartitionWindow(from: t0, to: t0 + .minutes(10)), PartitionWindow(from: t0 + .minutes(10), to: t0 + .minutes(20)),
+        ]))
+        #expect(pair.send(t0 + .minutes(1)).isEmpty)
+        var sent: [WireFrame] = []
+        var now = t0 + .minutes(1)
+        while let next = pair.watch.nextDeadline, next <= t0 + .minutes(30), sent.isEmpty {
+            now = next
+            sent = pair.watch.advance(to: now).frames
+        }
+        #expect(now == t0 + .minutes(20))
+        #expect(sent.count == 1)
+        // A manual partition that ends while a scheduled one still holds: released when the window ends.
+        var mixed = EnginePair(healthkit: ChannelConfig(partitions: [PartitionWindow(from: t0 + .minutes(5), to: t0 + .minutes(15))]))
+        _ = mixed.watch.setPartition(.healthkit, reason: "offline", true, now: t0)
+        #expect(mixed.send(t0).isEmpty)
+        #expect(mixed.watch.setPartition(.healthkit, reason: "offline", false, now: t0 + .minutes(6)).frames.isEmpty)
+        #expect(mixed.watch.nextDeadline == t0 + .minutes(15))
+        #expect(mixed.watch.advance(to: t0 + .minutes(15)).frames.count == 1)
+    }
+
+    @Test("two manual reasons: the channel carries again only when both end")  // R: S3
+    func partitionReasons() {
+        var pair = EnginePair()
+        _ = pair.watch.setPartition(.healthkit, reason: "offline", true, now: t0)
+        _ = pair.watch.setPartition(.healthkit, reason: "out-of-range", true, now: t0)
+        #expect(pair.send(t0).isEmpty)
+        #expect(pair.watch.setPartition(.healthkit, reason: "out-of-range", false, now: t0).frames.isEmpty)
+        #expect(pair.watch.setPartition(.healthkit, reason: "offline", false, now: t0).frames.count == 1)
     }
 
     @Test("with loss, everything still arrives exactly once")  // R: S5, S6

@@ -34,6 +34,15 @@ struct WorkoutFeatureTests {
         #expect(summary.values.count >= 180 * (seconds / 1_800))
     }
 
+    @Test("a range far wider than its samples neither allocates it nor changes the result")  // R: D2, S7
+    func hugeRange() throws {
+        let summary = try #require(HeartRateDetail.summarize(times: [0, 1 << 50], values: [100, 120], start: 0, end: 1 << 50))
+        #expect(summary.values == [100, 120])
+        #expect(summary.offsets == [0, (1 << 50) / 10_000 * 10_000])
+        let day = try #require(HeartRateDetail.summarize(times: [86_400_000, 86_405_000], values: [90, 110], start: 0, end: 1 << 40))
+        #expect(day.values == [100] && day.offsets == [86_400_000])
+    }
+
     // MARK: Dedup (R: D1)
 
     static func workout(_ minute: Int64, minutes: Int64 = 30, source: ObjectSource = .watchApp, energy: Double? = 300) -> Workout {
@@ -208,6 +217,14 @@ struct WorkoutFeatureTests {
         #expect(result.actions.frames.map(\.topic).contains("ck.records"))
         driver.run("delete-workout \(otherRecord.id.text)")
         #expect(driver.count(.hkDeleteFailed, from: mark) == 1)
+        // Deleting one record of a session takes its sibling records too.
+        let session = driver.workout()
+        let siblings = (0..<3).map { Self.record(Int64($0) * 10, minutes: 10, linkedTo: session.uuid) }
+        driver.arrive(HealthObjectsBatch(workouts: [session]))
+        driver.arrive(RecordsBatch(saved: siblings))
+        driver.run("delete-workout \(siblings[1].id.text)")
+        #expect(siblings.allSatisfy { driver.phone.records.record($0.id) == nil })
+        #expect(driver.phone.store.workout(session.uuid) == nil)
         #expect(driver.phone.store.workout(other.uuid) != nil)
         #expect(driver.phone.records.record(otherRecord.id) == nil)
     }

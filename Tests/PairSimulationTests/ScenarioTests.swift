@@ -71,6 +71,11 @@ struct ScenarioFileTests {
         ("\(header)\nexpect:\n  - { sometimes: phone hk.saved }\n", "expect[0].sometimes", "unknown key"),
         ("name: t\ntopology: ../missing.yaml\nduration: 1h\n", "", "cannot read the file"),
         ("\(header)\noverrides:\n  phone: { refresh: { throttle: fast } }\n", "phone.refresh.throttle", "bad duration"),
+        ("\(header)\nexpect:\n  - { eventually: phone hk.saved, never: phone hk.deleted }\n", "expect[0]", "only one of"),
+        ("\(header)\nexpect:\n  - { never: phone hk.saved, within: 1m }\n", "expect[0].within", "does not go with never"),
+        ("\(header)\nexpect:\n  - { atMost: 1, of: phone hk.saved, per: 0 }\n", "expect[0].per", "must be above 0"),
+        ("\(header)\ntimeline:\n  - { at: 2h, phone: status }\n", "timeline[0].at", "after the scenario's duration"),
+        ("name: t\ntopology: ../default.yaml\nduration: 7d\ntimeline:\n  - { every: 1s, watch: status }\n", "timeline[0].every", "more than 100000"),
     ])
     func refusesBadScenarios(yaml: String, path: String, reason: String) {
         do {

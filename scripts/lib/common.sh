@@ -18,10 +18,13 @@ ensure_packages() {
   if [ "${#missing[@]}" -gt 0 ]; then
     command -v apt-get >/dev/null || fail "missing ${missing[*]} and no apt-get to install them"
     local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    if [ "$(id -u)" -ne 0 ]; then
+      command -v sudo >/dev/null || fail "missing ${missing[*]}: run as root or install sudo"
+      sudo="sudo"
+    fi
     say "installing ${missing[*]}"
     if [ -z "${PAIRSIM_APT_UPDATED:-}" ]; then $sudo apt-get update -qq; PAIRSIM_APT_UPDATED=1; fi
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   command -v swift >/dev/null || fail "swift is not on PATH (expected Swift 6.1 or later)"
 }

@@ -68,6 +68,12 @@ public struct BackgroundDelivery: Hashable, Sendable {
         return state.wakeAt
     }
 
+    /// A due wake cannot be delivered yet (device locked, strict mode): forget its time, keep the
+    /// change pending, so the next `dataChanged` schedules it again.
+    public mutating func deferWake(_ type: ObjectType) {
+        types[type]?.wakeAt = nil
+    }
+
     /// The scheduled wake for `type` is due: true if it should be delivered now.
     public mutating func takeWake(_ type: ObjectType, now: EmulatedInstant) -> Bool {
         guard var state = types[type], state.wakeAt != nil, state.wakeAt! <= now else { return false }

@@ -86,27 +86,39 @@ public struct HealthStore: Hashable, Sendable {
         return (result, ops)
     }
 
-    /// Deletes objects by UUID, leaving tombstones; returns the ones that existed.
+    /// Deletes objects by UUID, leaving tombstones; returns the ones that existed. A UUID not
+    /// (yet) here is remembered, so a copy arriving after its deletion is not saved.
     public mutating func delete(_ objects: [DeletedObject], now: EmulatedInstant) -> ([DeletedObject], [PersistOp]) {
         var deleted: [DeletedObject] = []
-        let newAnchor = anchor + 1
-        for object in objects where !deletedIDs.contains(UUIDKey(object.uuid)) {
-            deletedIDs.insert(UUIDKey(object.uuid))
+        var blocked: [UUID] = []
+        var sampleKeys: Set<UUIDKey> = []
+        for object in objects {
+            let key = UUIDKey(object.uuid)
+            guard deletedIDs.insert(key).inserted else { continue }
             if workoutsByID.removeValue(forKey: object.uuid) != nil {
                 deleted.append(DeletedObject(uuid: object.uuid, type: .workout))
-            } else if sampleIDs.remove(UUIDKey(object.uuid)) != nil,
-                      let type = SampleType.allCases.first(where: { samplesByType[$0].contains { $0.object.uuid == object.uuid } }) {
-                samplesByType.lists[type.index].removeAll { $0.object.uuid == object.uuid }
-                deleted.append(DeletedObject(uuid: object.uuid, type: .sample(type)))
+            } else if sampleIDs.remove(key) != nil {
+                sampleKeys.insert(key)
             } else {
-                // Deleted before it arrived here: remember, so the late copy is not saved.
-                deleted.append(object)
+                blocked.append(object.uuid)
             }
         }
-        guard !deleted.isEmpty else { return ([], []) }
-        anchor = newAnchor
-        for object in deleted { tombstones.append(Tombstone(object: object, anchor: newAnchor, deletedAt: now)) }
-        return (deleted, [.deleteObjects(deleted, anchor: newAnchor, at: now)])
+        if !sampleKeys.isEmpty {
+            // One pass per type for the whole batch, however many samples it deletes.
+            for type in SampleType.allCases where !samplesByType.lists[type.index].isEmpty {
+                samplesByType.lists[type.index].removeAll { stored in
+                    guard sampleKeys.contains(UUIDKey(stored.object.uuid)) else { return false }
+                    deleted.append(DeletedObject(uuid: stored.object.uuid, type: .sample(type)))
+                    return true
+                }
+            }
+        }
+        var ops: [PersistOp] = blocked.isEmpty ? [] : [.blockIDs(blocked)]
+        guard !deleted.isEmpty else { return ([], ops) }
+        anchor += 1
+        for object in deleted { tombstones.append(Tombstone(object: object, anchor: anchor, deletedAt: now)) }
+        ops.append(.deleteObjects(deleted, anchor: anchor, at: now))
+        return (deleted, ops)
     }
 
     /// Drops tombstones older than `retention` (HealthKit purges deleted-object records too).

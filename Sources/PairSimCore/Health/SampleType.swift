@@ -50,7 +50,7 @@ public enum SampleType: String, Hashable, Sendable, CaseIterable, Comparable {
         case .sleepAnalysis: "category"
         case .stepCount, .bodyMassIndex: "count"
         case .bodyMass: "kg"
-        case .bodyFatPercentage: "%"
+        case .bodyFatPercentage: "fraction"
         case .activeEnergyBurned: "kcal"
         }
     }

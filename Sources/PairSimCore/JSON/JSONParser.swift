@@ -148,8 +148,8 @@ private struct Reader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("digit expected in exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        if isInteger, index - start <= 19 {
-            // Fast path: accumulate directly; 19 characters always fit (−999…9 with 18 digits).
+        if isInteger, index - start <= 18 {
+            // Fast path: accumulate directly; 18 characters (at most 18 digits) always fit in Int64.
             var negative = false
             var i = start
             if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }

@@ -10,6 +10,8 @@ public enum PersistOp: Hashable, Sendable {
     case putWorkouts([Workout], anchor: Int64)
     /// Remove objects and keep their tombstones (anchor of the deletion).
     case deleteObjects([DeletedObject], anchor: Int64, at: EmulatedInstant)
+    /// Remember UUIDs deleted before they arrived, so late copies are refused (no tombstone).
+    case blockIDs([UUID])
     /// Drop tombstones recorded at or before `anchor` (retention expired).
     case purgeTombstones(throughAnchor: Int64)
     /// Insert or replace exercise records.

@@ -50,6 +50,7 @@ extension PhoneModel {
         return actions + healthDataChanged(changed, now: now)
     }
 
+    /// The types a batch touches (arrivals while locked are not in the store yet).
     static func types(of batch: HealthObjectsBatch) -> [ObjectType] {
         var types = Set(batch.samples.map { ObjectType.sample($0.type) })
         if !batch.workouts.isEmpty { types.insert(.workout) }
@@ -64,21 +65,7 @@ extension PhoneModel {
         var actions = (saveOps + deleteOps).map(NodeAction.persist)
         counters.workoutsSaved += saved.workouts.count
         counters.samplesSaved += saved.samples.count
-        for workout in saved.workouts {
-            actions.append(event(.hkSaved, now, [
-                "kind": "workout", "uuid": .string(workout.uuid.text), "activity": .string(workout.activity),
-                "activeEnergy": workout.activeEnergy.map(JSON.double) ?? .null, "source": .string(workout.source.name),
-            ]))
-        }
-        for type in Set(saved.samples.map(\.type)).sorted() {
-            let ofType = saved.samples.filter { $0.type == type }
-            var fields: JSONObject = ["kind": "samples", "type": .string(type.rawValue), "count": .int(Int64(ofType.count))]
-            if ofType.count == 1 { fields.append("uuid", .string(ofType[0].uuid.text)) }
-            actions.append(event(.hkSaved, now, fields))
-        }
-        for object in deleted {
-            actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.text), "type": .string(object.type.name)]))
-        }
+        actions += StoreEvents.health(saved: saved, deleted: deleted, node: .phone, now: now)
         var changed = saved.changedTypes
         for object in deleted where !changed.contains(object.type) { changed.append(object.type) }
         return (changed.sorted(), actions)
@@ -106,13 +93,7 @@ extension PhoneModel {
         var actions = (saveOps + deleteOps).map(NodeAction.persist)
         actions.append(event(.ckImport, now, batch.summary))
         counters.recordsSaved += saved.count
-        for record in saved {
-            actions.append(event(.recordSaved, now, [
-                "id": .string(record.id.text), "exercise": .string(record.exercise),
-                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.text),
-            ]))
-        }
-        for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.text)])) }
+        actions += StoreEvents.records(saved: saved, deleted: removed, node: .phone, now: now)
         // SwiftData's live query updates the Exercise list in Train.
         if uiLoaded, app.isOnScreen, !(saved.isEmpty && removed.isEmpty), tabs.tabs[.train]?.loading == nil {
             actions += reload(.train, source: "cloudkit", now: now)

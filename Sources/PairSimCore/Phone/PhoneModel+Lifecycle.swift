@@ -11,10 +11,9 @@ extension PhoneModel {
     /// Launches the app: in the foreground (the user) or in the background (a wake for `wokenFor`).
     mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil) -> [NodeAction] {
         let inBackground = wokenFor != nil
-        execution += 1
-        uiLoaded = false
-        tabs.reset()
+        stopExecuting()
         snapshots.reset()
+        uiLoaded = false
         var actions = setState(inBackground ? .background : .foreground, reason: reason, now: now)
         // didFinishLaunching: the coordinator starts its throttle window, background delivery is
         // (re-)enabled for every readable type, observers are registered (when done at launch).
@@ -56,13 +55,22 @@ extension PhoneModel {
             }
         }
         actions.append(event(.observerRegistered, now, [
-            "types": .array(observers.map { .string($0.shortName) }),
+            "types": .array(observers.map { .string($0.name) }),
             "when": .string(config.app.registerObserversAtLaunch ? "launch" : "first appearance"),
         ]))
         for type in observers {
             actions += observerFired(type, trigger: type == wokenFor ? .wake : .execute, now: now)
         }
         return actions
+    }
+
+    /// The app stops executing (suspended, ended, or a new process): work in progress — handlers
+    /// not yet completed, a fetch in flight, tab loads — is gone; cached data stays (the memory of a
+    /// suspended app is kept).
+    mutating func stopExecuting() {
+        execution += 1
+        snapshots.cancelInFlight()
+        tabs.reset()
     }
 
     mutating func startBudget(_ budget: EmulatedDuration, now: EmulatedInstant) -> [NodeAction] {
@@ -84,7 +92,7 @@ extension PhoneModel {
     mutating func budgetExpired(now: EmulatedInstant) -> [NodeAction] {
         budgetEndsAt = nil
         guard app == .background else { return [] }
-        execution += 1
+        stopExecuting()
         var actions = setState(.suspended, reason: "budget expired", now: now)
         actions += resolveMissedWakes(now: now)
         return actions
@@ -101,7 +109,6 @@ extension PhoneModel {
             return setState(.foreground, reason: "user", now: now)
         case .background, .suspended:
             cancelBudget()
-            if app == .suspended { execution += 1 }
             let away = backgroundSince.map { now - $0 } ?? .zero
             var actions = setState(.foreground, reason: "user", now: now, extra: ["away": .string(away.description)])
             backgroundSince = nil
@@ -128,14 +135,14 @@ extension PhoneModel {
     /// The process ends: by the user (force quit) or by the system (terminate).
     mutating func endProcess(forceQuit: Bool, now: EmulatedInstant) -> [NodeAction] {
         cancelBudget()
-        execution += 1
+        stopExecuting()
         observers = []
         uiLoaded = false
-        tabs.reset()
         snapshots.reset()
         if backgroundSince == nil { backgroundSince = now }
-        var actions = resolveMissedWakes(now: now)
+        // A force quit ends delivery outright (no backoff to log); a terminated app's misses count.
         if forceQuit { delivery.disableAll() }
+        var actions = resolveMissedWakes(now: now)
         actions += setState(forceQuit ? .forceQuit : .notRunning, reason: forceQuit ? "user force quit" : "system terminated", now: now)
         return actions
     }
@@ -194,7 +201,7 @@ extension PhoneModel {
 
     /// After a node restart: the app keeps its state, but work in progress is gone.
     mutating func resumeAfterRestart(now: EmulatedInstant) -> [NodeAction] {
-        execution += 1
+        stopExecuting()
         if let at = exporter.nextExportAt { exportToken = timers.schedule(.export, at: max(at, now)) }
         for type in ObjectType.observed {
             if let at = delivery.state(type)?.wakeAt { timers.schedule(.wake(type), at: max(at, now)) }

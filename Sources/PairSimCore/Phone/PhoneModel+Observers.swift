@@ -31,6 +31,7 @@ extension PhoneModel {
     /// A wake timer for `type` fired: launch or resume the app in the background and call its observer.
     mutating func wake(_ type: ObjectType, now: EmulatedInstant) -> [NodeAction] {
         if locked, !config.healthKit.wakeWhileLocked {
+            delivery.deferWake(type)
             if !deferredUntilUnlock.contains(type) { deferredUntilUnlock.append(type) }
             return []
         }
@@ -46,7 +47,6 @@ extension PhoneModel {
             return actions + launch(now: now, reason: "background delivery", wokenFor: type)
                 + (observers.contains(type) ? [] : missingObserver(type, now: now))
         case .suspended:
-            execution += 1
             actions += setState(.background, reason: "background delivery", now: now)
             actions += startBudget(config.app.wakeBudget, now: now)
             actions += importFromContainer(now: now)
@@ -89,6 +89,7 @@ extension PhoneModel {
             actions += requestRefresh(.observer(type), now: now)
         } else {
             // R: O7, C5: in the background only the cache is invalidated; the fresh fetch waits for the foreground.
+            if trigger == .wake { counters.refreshes[RefreshSource.backgroundDelivery.name, default: 0] += 1 }
             actions += invalidateCacheOnly(reason: trigger == .wake ? "backgroundDelivery" : "observer in background", now: now)
         }
         if type == .workout { actions += notifyIfNewWorkout(now: now) }

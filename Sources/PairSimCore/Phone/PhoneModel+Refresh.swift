@@ -39,7 +39,7 @@ extension PhoneModel {
 
     /// Pull-to-refresh bypasses the coordinator: invalidate and reload the pulled tab (R: C4).
     mutating func pullToRefresh(_ tab: Tab, now: EmulatedInstant) -> [NodeAction] {
-        counters.refreshes["pullToRefresh", default: 0] += 1
+        counters.refreshes[RefreshSource.pullToRefresh(tab).name, default: 0] += 1
         return invalidate(reason: "pullToRefresh", now: now) + reload(tab, source: "pullToRefresh", now: now)
     }
 

@@ -99,15 +99,17 @@ extension PhoneModel {
     /// goes too if allowed, fire-and-forget — a failure is logged and never blocks (R: D5, H5).
     mutating func deleteWorkout(_ target: String, now: EmulatedInstant) throws(CommandError) -> CommandResult {
         guard let id = UUID(text: target) else { throw CommandError("delete-workout: \"\(target)\" is not a UUID") }
-        let matching = records.records.filter { $0.id == id || $0.healthKitWorkoutID == id }
-        let workoutID = store.workout(id) != nil ? id : matching.compactMap(\.healthKitWorkoutID).first
+        let direct = records.records.filter { $0.id == id || $0.healthKitWorkoutID == id }
+        let workoutID = store.workout(id) != nil ? id : direct.compactMap(\.healthKitWorkoutID).first
+        // Deleting one record of a session deletes the session: every record linked to its workout.
+        let matching = workoutID.map { linked in records.records.filter { $0.id == id || $0.healthKitWorkoutID == linked } } ?? direct
         guard !matching.isEmpty || workoutID != nil else { throw CommandError("delete-workout: no workout or record \(target)") }
         var actions: [NodeAction] = []
         var reply: [String] = []
         if !matching.isEmpty {
             let (removed, ops) = records.delete(matching.map(\.id))
             actions += ops.map(NodeAction.persist)
-            for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.text)])) }
+            actions += StoreEvents.records(saved: [], deleted: removed, node: .phone, now: now)
             actions += exportLater(deleted: removed, now: now)
             reply.append("deleted \(removed.count) record(s)")
         }
@@ -165,10 +167,7 @@ extension PhoneModel {
         if !made.isEmpty {
             let (saved, ops) = records.save(made)
             actions += ops.map(NodeAction.persist)
-            for record in saved {
-                actions.append(event(.recordSaved, now, ["id": .string(record.id.text), "exercise": .string(record.exercise),
-                                                         "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.text)]))
-            }
+            actions += StoreEvents.records(saved: saved, deleted: [], node: .phone, now: now)
             actions += exportLater(saved: saved, now: now)
         }
         return actions

@@ -77,6 +77,11 @@ public struct SnapshotService: Hashable, Sendable {
         return (flight.waiters, flight.invalidated)
     }
 
+    /// The app stopped executing: a fetch in flight will never complete.
+    public mutating func cancelInFlight() {
+        inFlight = nil
+    }
+
     /// The app process ended: nothing is cached or in flight any more.
     public mutating func reset() {
         cached = nil

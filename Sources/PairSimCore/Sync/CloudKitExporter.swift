@@ -21,6 +21,7 @@ public struct CloudKitExporter: Hashable, Sendable {
             pending.saved.append(record)
         }
         pending.deleted.append(contentsOf: deleted.filter { !pending.deleted.contains($0) })
+        guard !pending.isEmpty else { return false }
         guard let interval else { return true }
         if nextExportAt == nil { nextExportAt = now + interval }
         return false

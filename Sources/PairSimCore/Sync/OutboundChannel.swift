@@ -45,8 +45,9 @@ struct OutboundChannel: Sendable {
     var timers = Heap<Timer>()
     var waiting: [UInt64] = []
     var inFlight = 0
-    /// Set by `out-of-range` / `offline` commands; scheduled windows come from `config.partitions`.
-    var manuallyPartitioned = false
+    /// Why the channel is held by command (`out-of-range`, `offline`); scheduled windows come from
+    /// `config.partitions`. The channel carries again only when every reason has ended.
+    var manualReasons: Set<String> = []
     var random: SplitMix64
     var counters = ChannelCounters()
 
@@ -62,7 +63,7 @@ struct OutboundChannel: Sendable {
     var nextDeadline: EmulatedInstant? { timers.min?.at }
 
     func isPartitioned(at now: EmulatedInstant) -> Bool {
-        manuallyPartitioned || config.partitions.contains { $0.covers(channel, at: now) }
+        !manualReasons.isEmpty || config.partitions.contains { $0.covers(channel, at: now) }
     }
 
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject) -> NodeAction {
@@ -114,8 +115,10 @@ struct OutboundChannel: Sendable {
                 entry.state = .held
                 counters.held += 1
                 actions.append(event(.syncHeld, now, ["seq": .int(Int64(seq)), "reason": "partition"]))
-                if let end = partitionEnd(after: now) { timers.insert(Timer(at: end, seq: seq, kind: .partitionEnd)) }
             }
+            // Every time (windows may chain, or a manual partition end inside one): try again when
+            // the scheduled window covering now ends; manual partitions release on their command.
+            if let end = partitionEnd(after: now) { timers.insert(Timer(at: end, seq: seq, kind: .partitionEnd)) }
             entries[seq] = entry
             return actions
         }
@@ -171,10 +174,10 @@ struct OutboundChannel: Sendable {
                 actions += transmit(timer.seq, now: now, isRetransmit: false)
             case (.retry, .inFlight(let retryAt)) where retryAt == timer.at:
                 actions += transmit(timer.seq, now: now, isRetransmit: true)
-            case (.duplicateCopy, .inFlight):
+            case (.duplicateCopy, .inFlight) where !isPartitioned(at: now):
                 actions.append(.publish(entry.record.frame))
                 counters.sentMessages += 1
-                counters.sentBytes += entry.record.frame.payload.count
+                counters.sentBytes += entry.record.frame.payload.count + entry.record.frame.topic.utf8.count
             case (.partitionEnd, .held):
                 actions += transmit(timer.seq, now: now, isRetransmit: entry.attempts > 0)
             default:
@@ -230,10 +233,10 @@ struct OutboundChannel: Sendable {
         return actions
     }
 
-    /// Manual partition on or off; ending it sends everything held.
-    mutating func setManualPartition(_ on: Bool, now: EmulatedInstant) -> [NodeAction] {
-        manuallyPartitioned = on
-        guard !on else { return [] }
+    /// Starts or ends a manual partition for `reason`; when none is left, everything held goes.
+    mutating func setManualPartition(_ reason: String, _ on: Bool, now: EmulatedInstant) -> [NodeAction] {
+        if on { manualReasons.insert(reason) } else { manualReasons.remove(reason) }
+        guard manualReasons.isEmpty else { return [] }
         var actions: [NodeAction] = []
         for seq in entries.keys.sorted() where entries[seq]!.state == .held {
             actions += transmit(seq, now: now, isRetransmit: entries[seq]!.attempts > 0)

@@ -51,12 +51,12 @@ public struct SyncEngine: Sendable {
         outbound[channel]!.entries.count < outbound[channel]!.reliability.outboxLimit
     }
 
-    /// Sends a data message on `channel`. The caller checks `hasRoom` first and refuses the write
-    /// otherwise (see `outboxFullEvent`); nothing is dropped here.
+    /// Sends a data message on `channel`. Writes check `hasRoom` before they start and are refused
+    /// when the outbox is full (see `outboxFullEvent`); a write that started completes, so the
+    /// outbox may pass its limit by that write's few messages. Nothing is ever dropped here.
     public mutating func send(_ channel: Channel, kind: MessageKind, body: JSONObject, summary: JSONObject,
                               now: EmulatedInstant) -> [NodeAction] {
-        precondition(hasRoom(channel), "Invalid state: send on a full outbox for \(channel)")
-        return outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now)
+        outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now)
     }
 
     /// The event for a write refused because the outbox is full.
@@ -94,9 +94,14 @@ public struct SyncEngine: Sendable {
                                          body: ["streams": .object(streams)]))
     }
 
-    /// Starts or ends a manual partition of `channel`.
-    public mutating func setPartition(_ channel: Channel, _ on: Bool, now: EmulatedInstant) -> [NodeAction] {
-        outbound[channel]!.setManualPartition(on, now: now)
+    /// Starts or ends a manual partition of `channel` for `reason` (`out-of-range`, `offline`).
+    public mutating func setPartition(_ channel: Channel, reason: String, _ on: Bool, now: EmulatedInstant) -> [NodeAction] {
+        outbound[channel]!.setManualPartition(reason, on, now: now)
+    }
+
+    /// True while `channel` is held by command for `reason`.
+    public func isPartitioned(_ channel: Channel, reason: String) -> Bool {
+        outbound[channel]!.manualReasons.contains(reason)
     }
 
     /// True while `channel` carries nothing (manual or scheduled partition).

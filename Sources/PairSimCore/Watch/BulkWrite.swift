@@ -58,7 +58,9 @@ extension WatchModel {
         let count = try args.integer(1, name: "count", in: 1...10_000_000)
         let every = try args.duration(option: "every") ?? .seconds(1)
         guard every > .zero else { throw CommandError("write-samples: --every must be above 0") }
-        let first = max(.zero, now - every * Int64(count - 1))
+        let (span, overflow) = every.milliseconds.multipliedReportingOverflow(by: Int64(count - 1))
+        guard !overflow, span < 1 << 50 else { throw CommandError("write-samples: \(count) samples every \(every) span more time than can be written") }
+        let first = max(.zero, now - .milliseconds(span))
         bulk = BulkWrite(type: type, total: count, first: first, span: now - first, seed: seed &+ UInt64(counters.samplesWritten))
         let batch = max(1, topology.wire.maxItemsPerMessage / 2)
         return ok("writing \(count) \(type.rawValue) samples from \(first) to \(now) in batches of \(batch); samples.written reports the end",

@@ -115,14 +115,20 @@ extension WatchModel {
     }
 
     mutating func partition(_ verb: String, now: EmulatedInstant) -> CommandResult {
-        let channels: [Channel] = verb == "out-of-range" || verb == "in-range" ? [.healthkit] : Channel.allCases
+        let reason = verb == "out-of-range" || verb == "in-range" ? "out-of-range" : "offline"
+        let channels: [Channel] = reason == "out-of-range" ? [.healthkit] : Channel.allCases
         let on = verb == "out-of-range" || verb == "offline"
         var actions: [NodeAction] = []
-        for channel in channels {
-            actions += sync.setPartition(channel, on, now: now)
-            actions.append(event(on ? .syncPartitionStart : .syncPartitionEnd, now, ["channel": .string(channel.rawValue), "reason": .string(verb)]))
+        var changed: [Channel] = []
+        for channel in channels where sync.isPartitioned(channel, reason: reason) != on {
+            actions += sync.setPartition(channel, reason: reason, on, now: now)
+            actions.append(event(on ? .syncPartitionStart : .syncPartitionEnd, now, ["channel": .string(channel.rawValue), "reason": .string(reason)]))
+            changed.append(channel)
         }
-        return ok("\(verb): \(channels.map(\.rawValue).joined(separator: " and ")) \(on ? "stopped" : "resumed")", actions)
+        guard !changed.isEmpty else { return ok("\(verb): nothing to change (already \(on ? "" : "not ")\(reason))") }
+        let still = channels.filter { sync.isPartitioned($0, at: now) }
+        return ok("\(verb): \(changed.map(\.rawValue).joined(separator: " and ")) \(on ? "stopped" : "no longer \(reason)")"
+                  + (still.isEmpty || on ? "" : "; still held: \(still.map(\.rawValue).joined(separator: ", "))"), actions)
     }
 
     func status(now: EmulatedInstant) -> String {

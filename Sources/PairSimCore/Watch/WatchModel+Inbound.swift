@@ -23,12 +23,7 @@ extension WatchModel {
             let (saved, saveOps) = store.save(workouts: batch.workouts, samples: batch.samples)
             let (deleted, deleteOps) = store.delete(batch.deleted, now: now)
             actions += (saveOps + deleteOps).map(NodeAction.persist)
-            for workout in saved.workouts {
-                actions.append(event(.hkSaved, now, ["uuid": .string(workout.uuid.text), "kind": "workout"]))
-            }
-            for object in deleted {
-                actions.append(event(.hkDeleted, now, ["uuid": .string(object.uuid.text), "type": .string(object.type.name)]))
-            }
+            actions += StoreEvents.health(saved: saved, deleted: deleted, node: .watch, now: now)
             actions += sync.accept(envelope, summary: batch.summary, now: now)
         case .records:
             let batch: RecordsBatch
@@ -38,10 +33,7 @@ extension WatchModel {
             let (saved, saveOps) = records.save(batch.saved)
             let (removed, deleteOps) = records.delete(batch.deleted)
             actions += (saveOps + deleteOps).map(NodeAction.persist)
-            for record in saved {
-                actions.append(event(.recordSaved, now, ["id": .string(record.id.text), "exercise": .string(record.exercise)]))
-            }
-            for id in removed { actions.append(event(.recordDeleted, now, ["id": .string(id.text)])) }
+            actions += StoreEvents.records(saved: saved, deleted: removed, node: .watch, now: now)
             actions += sync.accept(envelope, summary: batch.summary, now: now)
         case .ack, .hello:
             preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")

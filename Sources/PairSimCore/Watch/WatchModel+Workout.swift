@@ -21,7 +21,7 @@ extension WatchModel {
         let activeSeconds = finished.activeDuration.seconds
         let values = heartRate.workoutSeries(activity: live.activity, activeSeconds: activeSeconds,
                                              intervalSeconds: topology.watch.heartRateInterval.seconds,
-                                             seed: seed &+ UInt64(live.number))
+                                             seed: SplitMix64(seed: seed, label: "session#\(live.number)").state)
         let times = Self.sampleTimes(segments: live.segments, end: finished.end, count: values.count,
                                      interval: topology.watch.heartRateInterval)
         var samples: [HealthSample] = []
@@ -58,12 +58,7 @@ extension WatchModel {
         let (savedRecords, recordOps) = records.save(recordsMade)
         counters.recordsSaved += savedRecords.count
         actions += recordOps.map(NodeAction.persist)
-        for record in savedRecords {
-            actions.append(event(.recordSaved, now, [
-                "id": .string(record.id.text), "exercise": .string(record.exercise),
-                "healthKitWorkoutID": .optional(record.healthKitWorkoutID?.text),
-            ]))
-        }
+        actions += StoreEvents.records(saved: savedRecords, deleted: [], node: .watch, now: now)
         actions += sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now)
         actions += exportLater(saved: savedRecords, now: now)
         let reply: String

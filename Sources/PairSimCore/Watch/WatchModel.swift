@@ -44,8 +44,11 @@ public struct WatchModel: NodeModel {
     }
 
     public var nextDeadline: EmulatedInstant? {
-        [sync.nextDeadline, exporter.nextExportAt, nextRestingAt, plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil },
-         bulk.flatMap { _ in sync.hasRoom(.healthkit) ? EmulatedInstant.zero : nil }]
+        // Work that needs room in an outbox waits for an acknowledgement, not a busy loop.
+        let healthRoom = sync.hasRoom(.healthkit), cloudRoom = sync.hasRoom(.cloudkit)
+        return [sync.nextDeadline, cloudRoom ? exporter.nextExportAt : nil, nextRestingAt,
+                healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil,
+                healthRoom ? bulk.map { _ in EmulatedInstant.zero } : nil]
             .compactMap { $0 }.min()
     }
 

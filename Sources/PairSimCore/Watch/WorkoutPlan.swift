@@ -51,11 +51,16 @@ extension WatchModel {
             }
             let end = current.nextAt
             let start = end - current.duration
-            sessionCount += 1
             let activity = Activity.all[current.generated % Activity.all.count]
+            // Numbered and seeded by its place in the stream alone, so no other activity on the watch
+            // (sessions, resting samples, restarts) changes what it contains.
             let live = WorkoutSession.Live(activity: activity, exercises: activity.defaultExercises, start: start,
-                                           segments: [WorkoutSession.Segment(start: start, end: end)], number: sessionCount)
+                                           segments: [WorkoutSession.Segment(start: start, end: end)],
+                                           number: (1 << 32) + Int64(current.generated))
+            let shared = uuids
+            uuids = UUIDGenerator(seed: seed, label: "plan#\(current.generated)")
             actions += complete(WorkoutSession.Finished(live: live, end: end, activeDuration: current.duration), failure: nil, now: end).actions
+            uuids = shared
             current.remaining -= 1
             current.generated += 1
             current.nextAt = end + current.every

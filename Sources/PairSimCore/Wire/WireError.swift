@@ -1,5 +1,5 @@
 /// Why a frame from the wire was refused. Reported as a `wire.rejected` event with `code` and
-/// `message`; the node keeps running.
+/// `reason`; the node keeps running.
 public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The class of fault, stable for counters and tests.
     public enum Code: String, Hashable, Sendable, CaseIterable {

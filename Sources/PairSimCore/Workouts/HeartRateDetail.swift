@@ -23,7 +23,23 @@ public enum HeartRateDetail {
     public static func summarize(times: [Int64], values: [Double], start: Int64, end: Int64) -> Summary? {
         precondition(times.count == values.count, "Invalid input: \(times.count) times for \(values.count) values")
         guard end >= start else { return nil }
-        let bucketCount = Int((end - start) / bucketMilliseconds) + 1
+        let budget = Int64(times.count) * 4 + 4_096
+        var firstBucket: Int64 = 0
+        var bucketSpan = (end - start) / bucketMilliseconds + 1
+        if bucketSpan > budget {
+            // A range far wider than the samples (hostile, or a day-long "workout"): size the
+            // buckets to the kept samples, or go sparse, rather than allocate the whole range.
+            var first = Int64.max, last = Int64.min
+            for i in times.indices where times[i] >= start && times[i] <= end && values[i] >= 20 && values[i] <= 300 {
+                first = min(first, times[i])
+                last = max(last, times[i])
+            }
+            guard first <= last else { return nil }
+            firstBucket = (first - start) / bucketMilliseconds
+            bucketSpan = (last - start) / bucketMilliseconds - firstBucket + 1
+            if bucketSpan > budget { return sparse(times: times, values: values, start: start, end: end) }
+        }
+        let bucketCount = Int(bucketSpan)
         var sums = [Double](repeating: 0, count: bucketCount)
         var counts = [Int32](repeating: 0, count: bucketCount)
         var total = 0.0, maximum = -Double.infinity, minimum = Double.infinity
@@ -35,7 +51,7 @@ public enum HeartRateDetail {
                         for i in 0..<times.count {
                             let t = times[i], v = values[i]
                             guard t >= start, t <= end, v >= 20, v <= 300 else { continue }
-                            let bucket = Int((t - start) / bucketMilliseconds)
+                            let bucket = Int((t - start) / bucketMilliseconds - firstBucket)
                             sums[bucket] += v
                             counts[bucket] += 1
                             total += v
@@ -53,11 +69,33 @@ public enum HeartRateDetail {
         offsets.reserveCapacity(bucketCount)
         means.reserveCapacity(bucketCount)
         for bucket in 0..<bucketCount where counts[bucket] > 0 {
-            offsets.append(Int64(bucket) * bucketMilliseconds)
+            offsets.append((Int64(bucket) + firstBucket) * bucketMilliseconds)
             means.append(sums[bucket] / Double(counts[bucket]))
         }
         return Summary(offsets: offsets, values: means, average: total / Double(kept), maximum: maximum,
                        minimum: minimum, sampleCount: kept)
+    }
+
+    /// The same result for samples scattered over a range far wider than their number.
+    static func sparse(times: [Int64], values: [Double], start: Int64, end: Int64) -> Summary? {
+        var kept: [(bucket: Int64, value: Double)] = []
+        for i in times.indices where times[i] >= start && times[i] <= end && values[i] >= 20 && values[i] <= 300 {
+            kept.append(((times[i] - start) / bucketMilliseconds, values[i]))
+        }
+        guard !kept.isEmpty else { return nil }
+        kept.sort { $0.bucket < $1.bucket }
+        var offsets: [Int64] = [], means: [Double] = []
+        var index = 0
+        while index < kept.count {
+            var sum = 0.0, count = 0.0
+            let bucket = kept[index].bucket
+            while index < kept.count, kept[index].bucket == bucket { sum += kept[index].value; count += 1; index += 1 }
+            offsets.append(bucket * bucketMilliseconds)
+            means.append(sum / count)
+        }
+        let all = kept.map(\.value)
+        return Summary(offsets: offsets, values: means, average: all.reduce(0, +) / Double(all.count),
+                       maximum: all.max()!, minimum: all.min()!, sampleCount: all.count)
     }
 
     /// Convenience over samples.

@@ -7,6 +7,8 @@ import Foundation
 final class ChildProcess {
     let name: String
     let process: Process
+    /// Signalled when the output relay has passed on the child's last line.
+    let relayDone = DispatchSemaphore(value: 0)
 
     /// Starts `executable` with `arguments`; each output line goes to `relay`.
     init(name: String, executable: String, arguments: [String], relay: @escaping @Sendable (String) -> Void,
@@ -26,7 +28,7 @@ final class ChildProcess {
         } catch {
             throw RuntimeError("cannot start \(executable): \(error.localizedDescription)")
         }
-        Self.relayLines(from: output.fileHandleForReading.fileDescriptor, to: relay)
+        Self.relayLines(from: output.fileHandleForReading.fileDescriptor, to: relay, done: relayDone)
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -37,7 +39,7 @@ final class ChildProcess {
     }
 
     /// Reads `fd` on its own thread and hands over complete lines.
-    static func relayLines(from fd: Int32, to relay: @escaping @Sendable (String) -> Void) {
+    static func relayLines(from fd: Int32, to relay: @escaping @Sendable (String) -> Void, done: DispatchSemaphore) {
         let thread = Thread {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -52,6 +54,7 @@ final class ChildProcess {
                 }
             }
             if !pending.isEmpty { relay(String(decoding: pending, as: UTF8.self)) }
+            done.signal()
         }
         thread.start()
     }

@@ -14,9 +14,10 @@ public enum PairDown {
         var pids: [Int32] = []
         do {
             if let runFile = try RunFile.read(name: topology.name) {
+                // A stale run file may name pids now used by other programs: signal only ours.
                 pids = [runFile.launcher] + NodeName.allCases.compactMap { runFile.pids[$0] }
-                pids = pids.filter { $0 > 0 && isAlive($0) }
-                if isAlive(runFile.launcher) {
+                pids = pids.filter { isOurs($0) }
+                if isOurs(runFile.launcher) {
                     kill(runFile.launcher, SIGTERM)
                     lines.append("sent SIGTERM to the launcher (pid \(runFile.launcher))")
                 } else {
@@ -47,6 +48,14 @@ public enum PairDown {
         RunFile.remove(name: topology.name)
         if lines.isEmpty { lines.append("no running pair for topology \(topology.name)") } else { lines.append("pair \(topology.name) stopped") }
         return (lines, ok)
+    }
+
+    /// A live process of PairSim's (`topology`, `watch-node` or `phone-node`), never pid 0 or 1.
+    public static func isOurs(_ pid: Int32) -> Bool {
+        guard pid > 1, isAlive(pid),
+              let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8) else { return false }
+        let program = command.split(separator: "\0").first.map { ($0 as NSString).lastPathComponent } ?? ""
+        return ["topology", "watch-node", "phone-node"].contains(program)
     }
 
     static func isAlive(_ pid: Int32) -> Bool {

@@ -4,7 +4,6 @@ import Glibc
 import Dispatch
 import Foundation
 import PairSimCore
-import Rainbow
 import Synchronization
 import ZeroMQ
 
@@ -67,11 +66,15 @@ public final class PairSupervisor: Sendable {
     func prefix(_ name: String) -> String {
         let label = "\(name) │ "
         guard options.color else { return label }
-        return name == "watch" ? label.cyan : name == "phone" ? label.magenta : label.bold
+        return name == "watch" ? ANSI.cyan(label) : name == "phone" ? ANSI.magenta(label) : ANSI.bold(label)
     }
 
     /// Runs the pair until a signal, a node exit or `topology down`; returns the exit status.
     public func run() -> Int32 {
+        if let existing = try? RunFile.read(name: options.topology.name), PairDown.isOurs(existing.launcher) {
+            say(prefix("topology"), "error: pair \(options.topology.name) is already running (launcher pid \(existing.launcher)); 'topology down \(options.topologyPath)' stops it")
+            return 1
+        }
         let epoch = Int64(EmulatedClock.wallMilliseconds())
         var children: [NodeName: ChildProcess] = [:]
         let sources = installSignalHandlers()
@@ -117,8 +120,9 @@ public final class PairSupervisor: Sendable {
                     say(prefix("topology"), "received \(number == SIGINT ? "SIGINT" : "SIGTERM"); stopping the pair")
                     break loop
                 case .exited(let node, let status):
+                    // Status 0 is a clean stop (Ctrl-C reaches the nodes too, or 'shutdown'); anything else failed.
                     say(prefix("topology"), "\(node)-node exited with status \(status); stopping the pair")
-                    failed = true
+                    failed = status != 0
                     exitedEarly = node
                     break loop
                 }
@@ -164,6 +168,8 @@ public final class PairSupervisor: Sendable {
             child.signal(SIGKILL)
             child.process.waitUntilExit()
         }
+        // Let the last lines (often the reason a node failed) reach the terminal.
+        for child in children.values { _ = child.relayDone.wait(timeout: .now() + 2) }
         return children.mapValues { $0.process.terminationStatus }
     }
 

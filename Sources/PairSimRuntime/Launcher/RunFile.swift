@@ -39,8 +39,9 @@ public struct RunFile: Hashable, Sendable {
             throw RuntimeError("\(path(for: name)) is not a PairSim run file")
         }
         var pids: [NodeName: Int32] = [:]
-        for node in NodeName.allCases { pids[node] = json[node.rawValue]?.intValue.map { Int32($0) } }
-        return RunFile(launcher: Int32(launcher), pids: pids, topologyPath: json["topology"]?.stringValue ?? "",
+        for node in NodeName.allCases { pids[node] = json[node.rawValue]?.intValue.flatMap { Int32(exactly: $0) } }
+        guard let launcherPID = Int32(exactly: launcher) else { throw RuntimeError("\(path(for: name)): bad launcher pid \(launcher)") }
+        return RunFile(launcher: launcherPID, pids: pids, topologyPath: json["topology"]?.stringValue ?? "",
                        epochUnixMilliseconds: epoch, timeScale: json["timeScale"]?.doubleValue ?? 1)
     }
 

@@ -49,13 +49,15 @@ public struct ScenarioRunner {
         func ctl(_ node: NodeName, _ command: String, timeout: Int32 = 5_000) throws -> ControlClient.Reply {
             try ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: timeout).send(command, context: context)
         }
-        for node in NodeName.allCases {
+        for (node, process) in zip(NodeName.allCases, processes) {
             var ready = false
-            for _ in 0..<200 where !ready {
+            for _ in 0..<200 where !ready && process.isRunning {
                 ready = (try? ctl(node, "ping", timeout: 300))?.ok == true
                 if !ready { usleep(50_000) }
             }
-            guard ready else { throw RuntimeError("\(node)-node did not start for scenario \(scenario.name)") }
+            guard ready else {
+                throw RuntimeError("\(node)-node \(process.isRunning ? "did not answer" : "exited with status \(process.terminationStatus)") before the scenario began; its log: \(topology.nodes[node]!.data)/events.jsonl")
+            }
         }
         progress("pair ready at \(clock.now()) (time scale \(topology.timeScale)×); \(scenario.timeline.count) command(s) over \(scenario.duration)")
         var failed: [String] = []
@@ -66,7 +68,16 @@ public struct ScenarioRunner {
             if !reply.ok { failed.append("\(entry.at) \(entry.node) \(entry.command): \(reply.text)") }
         }
         sleepUntil(.zero + scenario.duration, clock)
-        for node in NodeName.allCases { _ = try? ctl(node, "shutdown", timeout: 2_000) }
+        for (node, process) in zip(NodeName.allCases, processes) {
+            if !process.isRunning { failed.append("\(node)-node exited with status \(process.terminationStatus) during the run") }
+            else if (try? ctl(node, "shutdown", timeout: 2_000))?.ok != true { kill(process.processIdentifier, SIGTERM) }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while processes.contains(where: \.isRunning), Date() < deadline { usleep(20_000) }
+        for (node, process) in zip(NodeName.allCases, processes) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            failed.append("\(node)-node did not stop within 10 s")
+        }
         for process in processes { process.waitUntilExit() }
         let events = try EventLog.merged(topology)
         let state = try SQLiteStorage(path: topology.nodes[.phone]!.data + "/state.sqlite").load()

@@ -40,7 +40,9 @@ final class NodeLoop {
         try publisher.setSendHighWaterMark(200_000)
         subscriber = try Socket(context, .sub)
         try subscriber.setReceiveHighWaterMark(200_000)
-        try subscriber.setMaxMessageSize(Int64(options.topology.wire.maxEnvelopeBytes) * 2)
+        // No ZeroMQ size limit: it would drop the connection silently; the codec refuses oversized
+        // frames with a wire.rejected event instead (docs/PROTOCOL.md).
+        try subscriber.setMaxMessageSize(-1)
         try subscriber.setReconnectInterval(milliseconds: 50)
         try subscriber.subscribe("")
         control = try Socket(context, .rep)
@@ -56,7 +58,10 @@ final class NodeLoop {
             let path = String(endpoint.dropFirst(6))
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-            // A socket file left by a killed process would make bind fail with EADDRINUSE on some systems.
+            if UnixSocketProbe.isListening(path) {
+                throw RuntimeError("cannot bind the \(what) socket to \(endpoint): another process is listening there")
+            }
+            // A socket file left by a killed process would make bind fail: nobody answers on it, remove it.
             unlink(path)
         }
         do { try socket.bind(endpoint) } catch {
@@ -87,8 +92,8 @@ final class NodeLoop {
             let ready = try poller.poll(timeoutMilliseconds: timeout)
             var actions: [NodeAction] = []
             var replies: [(CommandResult, @Sendable (CommandResult) -> Void)] = []
-            if ready[publisherIndex].contains(.readable) { actions += takeSubscriptions() }
-            if ready[subscriberIndex].contains(.readable) { actions += takeFrames() }
+            if ready[publisherIndex].contains(.readable) { actions += try takeSubscriptions() }
+            if ready[subscriberIndex].contains(.readable) { actions += try takeFrames() }
             if ready[mailboxIndex].contains(.readable) {
                 for input in mailbox.drain() {
                     switch input {
@@ -135,9 +140,9 @@ final class NodeLoop {
     }
 
     /// XPUB subscription messages: a peer SUB (re)connected, so it can hear us now.
-    func takeSubscriptions() -> [NodeAction] {
+    func takeSubscriptions() throws -> [NodeAction] {
         var actions: [NodeAction] = []
-        while let frames = try? publisher.receiveMultipart(dontWait: true) {
+        while let frames = try publisher.receiveMultipart(dontWait: true) {
             if let first = frames.first?.first, first == 1 {
                 actions += model.peerConnected(now: options.clock.now())
             }
@@ -145,10 +150,10 @@ final class NodeLoop {
         return actions
     }
 
-    func takeFrames() -> [NodeAction] {
+    func takeFrames() throws -> [NodeAction] {
         var actions: [NodeAction] = []
         var taken = 0
-        while taken < receiveBatch, let frames = try? subscriber.receiveMultipart(dontWait: true) {
+        while taken < receiveBatch, let frames = try subscriber.receiveMultipart(dontWait: true) {
             actions += model.receive(frames: frames, now: options.clock.now())
             taken += 1
         }

@@ -4,8 +4,14 @@ import PairSimCore
 /// Reads nodes' `events.jsonl` files back, for `topology log`, scenario checks and tests.
 public enum EventLog {
     /// All events in the file at `path` (a missing file is empty; a bad line is an error naming it).
+    /// A last line without its newline is a write in progress and is left for the next read.
     public static func read(path: String) throws -> [Event] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        guard var data = FileManager.default.contents(atPath: path) else { return [] }
+        if let lastNewline = data.lastIndex(of: 0x0A) {
+            data = data[..<data.index(after: lastNewline)]
+        } else {
+            return []
+        }
         var events: [Event] = []
         var lineNumber = 0
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import PairSimCore
-import Rainbow
 
 /// Writes events: JSON lines to `events.jsonl` in the data directory, readable lines to stdout
 /// (coloured on a terminal). Buffered per loop turn.
@@ -21,6 +20,7 @@ final class EventSink {
         guard file >= 0 else { throw RuntimeError("cannot open event log \(path): \(String(cString: strerror(errno)))") }
         self.echo = echo
         self.color = color
+
         fileBuffer.reserveCapacity(64 * 1024)
     }
 
@@ -70,12 +70,12 @@ final class EventSink {
         let line = event.humanLine
         guard color else { return line }
         switch event.level {
-        case .warning: return line.yellow
-        case .error: return line.red
+        case .warning: return ANSI.yellow(line)
+        case .error: return ANSI.red(line)
         case .info:
             let time = event.at.description
             let rest = line.dropFirst(time.count)
-            return time.dim + String(rest)
+            return ANSI.dim(time) + String(rest)
         }
     }
 }

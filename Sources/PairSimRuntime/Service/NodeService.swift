@@ -22,12 +22,14 @@ public struct NodeService: Service {
         let options = self.options
         let mailbox = self.mailbox
         let makeModel = self.makeModel
-        try await withGracefulShutdownHandler {
+        try await withTaskCancellationOrGracefulShutdownHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
                 let thread = Thread {
                     do {
                         let boot = Self.newBootID()
                         let data = options.endpoints.data
+                        let lock = try DataDirectoryLock(directory: data)
+                        defer { withExtendedLifetime(lock) {} }
                         if options.fresh { try NodeService.wipe(data) }
                         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
                         let storage = try SQLiteStorage(path: data + "/state.sqlite")
@@ -43,7 +45,7 @@ public struct NodeService: Service {
                 thread.name = "\(options.node)-loop"
                 thread.start()
             }
-        } onGracefulShutdown: {
+        } onCancelOrGracefulShutdown: {
             mailbox.post(.stop)
         }
     }

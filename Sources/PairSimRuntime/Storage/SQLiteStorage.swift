@@ -76,6 +76,11 @@ final class SQLiteStorage: NodeStorage {
                 try insert.execute(arguments: [object.uuid.text, object.type.name, anchor, at.milliseconds])
                 if object.type == .workout { try removeWorkout.execute(arguments: [object.uuid.text]) }
             }
+        case .blockIDs(let ids):
+            let statement = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO deleted_objects (uuid, type, anchor, deleted_at, purged) VALUES (?, 'unknown', 0, 0, 1)
+                """)
+            for id in ids { try statement.execute(arguments: [id.text]) }
         case .purgeTombstones(let anchor):
             try db.execute(sql: "UPDATE deleted_objects SET purged = 1 WHERE anchor <= ?", arguments: [anchor])
         case .putRecords(let records):
