@@ -34,8 +34,8 @@ public enum ReportWriter {
                                       "start": .int(chart.start.milliseconds), "end": .int(chart.end.milliseconds)]
             if let summary = chart.summary {
                 object.append("offsets", .array(summary.offsets.map(JSON.int)))
-                object.append("values", .array(summary.values.map { .double(($0 * 10).rounded() / 10) }))
-                object.append("average", .double((summary.average * 10).rounded() / 10))
+                object.append("values", .array(summary.values.map { .double($0.roundedToTenth) }))
+                object.append("average", .double(summary.average.roundedToTenth))
                 object.append("max", .double(summary.maximum))
                 object.append("min", .double(summary.minimum))
             }

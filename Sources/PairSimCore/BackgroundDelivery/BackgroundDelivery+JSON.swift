@@ -24,6 +24,10 @@ extension BackgroundDelivery {
             state.lastWakeAt = entry["lastWakeAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
             state.consecutiveMisses = Int(entry["misses"]?.intValue ?? 0)
             state.wakeAt = entry["wakeAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+            // A change not yet delivered (or a wake cut off by the restart) gets its wake back.
+            if state.pending, state.wakeAt == nil, state.enabled, !state.stopped {
+                state.wakeAt = state.lastWakeAt.map { $0 + state.frequency.period } ?? .zero
+            }
             types[type] = state
         }
     }

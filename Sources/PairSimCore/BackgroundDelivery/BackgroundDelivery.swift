@@ -123,8 +123,4 @@ public struct BackgroundDelivery: Hashable, Sendable {
     /// Types whose delivered wake still awaits a completion.
     public var awaiting: [ObjectType] { ObjectType.observed.filter { types[$0]?.awaitingCompletion == true } }
 
-    /// Restores persisted per-type state.
-    public mutating func restore(_ type: ObjectType, _ state: TypeState) {
-        if types[type] != nil { types[type] = state }
-    }
 }

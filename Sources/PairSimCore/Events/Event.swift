@@ -76,7 +76,6 @@ extension Event {
     }
 
     static func format1(_ value: Double) -> String {
-        let scaled = (value * 10).rounded() / 10
-        return scaled.description
+        value.roundedToTenth.description
     }
 }

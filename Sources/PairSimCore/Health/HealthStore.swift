@@ -57,8 +57,6 @@ public struct HealthStore: Hashable, Sendable {
     public var workoutCount: Int { workoutsByID.count }
     public var sampleCount: Int { sampleIDs.count }
     public func sampleCount(_ type: SampleType) -> Int { samplesByType[type].count }
-    public func contains(_ uuid: UUID) -> Bool { workoutsByID[uuid] != nil || sampleIDs.contains(UUIDKey(uuid)) }
-    public func wasDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(UUIDKey(uuid)) }
 
     /// Saves new objects; objects already here or deleted earlier are ignored (idempotent by UUID).
     public mutating func save(workouts: [Workout], samples: [HealthSample]) -> (SaveResult, [PersistOp]) {

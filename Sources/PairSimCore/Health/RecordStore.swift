@@ -15,11 +15,6 @@ public struct RecordStore: Hashable, Sendable {
         recordsByID.values.sorted { ($0.start, $0.id.text) < ($1.start, $1.id.text) }
     }
 
-    /// Records linked to workout `uuid`.
-    public func records(linkedTo uuid: UUID) -> [ExerciseRecord] {
-        records.filter { $0.healthKitWorkoutID == uuid }
-    }
-
     /// Saves records (an update replaces; a deleted id stays deleted). Returns what changed.
     public mutating func save(_ records: [ExerciseRecord]) -> ([ExerciseRecord], [PersistOp]) {
         var changed: [ExerciseRecord] = []

@@ -84,16 +84,14 @@ extension PhoneModel {
         guard let summary = HeartRateDetail.summarize(samples, start: workout.start, end: workout.end) else {
             return degraded("noSamples", "no heart-rate samples for this workout")
         }
-        lines.append("heart rate: average \(Self.round(summary.average)), max \(Self.round(summary.maximum)), min \(Self.round(summary.minimum)) bpm — \(summary.values.count) points from \(summary.sampleCount) samples")
+        lines.append("heart rate: average \(summary.average.roundedToTenth), max \(summary.maximum.roundedToTenth), min \(summary.minimum.roundedToTenth) bpm — \(summary.values.count) points from \(summary.sampleCount) samples")
         lines += HeartRateChart.render(summary, duration: workout.end - workout.start)
         fields.append("points", .int(Int64(summary.values.count)))
-        fields.append("average", .double(Self.round(summary.average)))
-        fields.append("max", .double(Self.round(summary.maximum)))
-        fields.append("min", .double(Self.round(summary.minimum)))
+        fields.append("average", .double(summary.average.roundedToTenth))
+        fields.append("max", .double(summary.maximum.roundedToTenth))
+        fields.append("min", .double(summary.minimum.roundedToTenth))
         return CommandResult(ok: true, reply: lines.joined(separator: "\n"), actions: [event(.detailLoaded, now, fields)])
     }
-
-    static func round(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 
     /// `delete-workout <uuid>`: the records always go (synced to the watch); the linked HKWorkout
     /// goes too if allowed, fire-and-forget — a failure is logged and never blocks (R: D5, H5).

@@ -47,7 +47,7 @@ public struct HealthSnapshot: Hashable, Sendable {
     /// The fields a tab shows, for `tab.loaded`.
     public func fields(for tab: Tab) -> JSONObject {
         var o = JSONObject()
-        func put(_ key: String, _ value: Double?) { o.append(key, value.map { .double(($0 * 10).rounded() / 10) } ?? .null) }
+        func put(_ key: String, _ value: Double?) { o.append(key, value.map { .double($0.roundedToTenth) } ?? .null) }
         switch tab {
         case .today:
             put("hrv", hrv); put("rhr", restingHeartRate)

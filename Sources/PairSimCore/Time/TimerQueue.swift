@@ -27,15 +27,7 @@ public struct TimerQueue<Kind: Hashable & Sendable>: Sendable {
 
     public mutating func cancel(_ token: UInt64) { cancelled.insert(token) }
 
-    /// The earliest live timer's time.
-    public var nextDeadline: EmulatedInstant? {
-        mutating get {
-            dropCancelled()
-            return heap.min?.at
-        }
-    }
-
-    /// The earliest non-cancelled deadline without mutating (may include a cancelled one).
+    /// The earliest deadline (possibly a cancelled timer's: firing it is then a no-op).
     public var peekDeadline: EmulatedInstant? { heap.min?.at }
 
     /// Removes and returns the earliest timer due at or before `now`.
@@ -53,8 +45,4 @@ public struct TimerQueue<Kind: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// All pending timers of kinds matching `predicate` (for persistence and status).
-    public func pending(where predicate: (Kind) -> Bool) -> [(kind: Kind, at: EmulatedInstant)] {
-        heap.unordered.filter { !cancelled.contains($0.order) && predicate($0.kind) }.sorted().map { ($0.kind, $0.at) }
-    }
 }

@@ -41,7 +41,7 @@ public struct BulkWrite: Hashable, Sendable {
         for index in done..<min(total, done + count) {
             let at = first + .milliseconds(total > 1 ? span.milliseconds * Int64(index) / Int64(total - 1) : 0)
             var value = random.uniform(typical.lowerBound, typical.upperBound)
-            value = type == .sleepAnalysis ? value.rounded(.down) : (value * 10).rounded() / 10
+            value = type == .sleepAnalysis ? value.rounded(.down) : value.roundedToTenth
             result.append((at, min(value, range.upperBound)))
         }
         done += result.count

@@ -43,7 +43,7 @@ public struct HeartRateGenerator: Hashable, Sendable {
                 target -= (target - (restingHeartRate + 0.45 * (steady - restingHeartRate))) * progress
             }
             noise = correlation * noise + innovation * random.standardNormal()
-            values.append(Self.round1(min(max(target + noise, 40), 210)))
+            values.append((min(max(target + noise, 40), 210)).roundedToTenth)
         }
         return values
     }
@@ -51,7 +51,7 @@ public struct HeartRateGenerator: Hashable, Sendable {
     /// One resting value for the moment `index` in a day-long series.
     public func restingValue(index: Int64, seed: UInt64) -> Double {
         var random = SplitMix64(seed: seed, label: "resting-heart-rate#\(index)")
-        return Self.round1(restingHeartRate + 6 + random.standardNormal() * 4)
+        return (restingHeartRate + 6 + random.standardNormal() * 4).roundedToTenth
     }
 
     /// Active energy (kcal) for `activeSeconds` at these heart rates (Keytel et al., 70 kg, 35 y).
@@ -59,8 +59,7 @@ public struct HeartRateGenerator: Hashable, Sendable {
         guard !heartRates.isEmpty, activeSeconds > 0 else { return 0 }
         let average = heartRates.reduce(0, +) / Double(heartRates.count)
         let perMinute = max(0, (-55.0969 + 0.6309 * average + 0.1988 * 70 + 0.2017 * 35) / 4.184)
-        return round1(perMinute * activeSeconds / 60)
+        return (perMinute * activeSeconds / 60).roundedToTenth
     }
 
-    static func round1(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 }

@@ -134,7 +134,7 @@ extension WatchModel {
     func status(now: EmulatedInstant) -> String {
         var lines = ["watch at \(now) seed \(seed)"]
         if let live = session.live {
-            let active = live.segments.reduce(EmulatedDuration.zero) { $0 + (($1.end ?? now) - $1.start) }
+            let active = live.activeDuration(at: now)
             lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")
         } else {
             lines.append("session: \(session.stateName)")

@@ -96,7 +96,7 @@ extension WatchModel {
         var made: [ExerciseRecord] = []
         for (index, name) in live.exercises.enumerated() {
             // The app's own estimate, deliberately rougher than HealthKit's (D4: HealthKit wins).
-            let calories = HeartRateGenerator.round1(energy / Double(parts) * 0.9)
+            let calories = (energy / Double(parts) * 0.9).roundedToTenth
             made.append(ExerciseRecord(id: uuids.next(at: now), exercise: name, start: live.start + share * Int64(index),
                                        duration: share, calories: calories, healthKitWorkoutID: workoutID, source: .watchApp))
         }

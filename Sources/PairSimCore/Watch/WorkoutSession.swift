@@ -13,6 +13,11 @@ public struct WorkoutSession: Hashable, Sendable {
         public var recovered = false
         /// False when recovery lost the workout builder: finishing yields no HKWorkout.
         public var hasBuilder = true
+
+        /// Active time so far (pauses and crash gaps excluded); an open segment runs to `now`.
+        public func activeDuration(at now: EmulatedInstant) -> EmulatedDuration {
+            segments.reduce(EmulatedDuration.zero) { $0 + (($1.end ?? now) - $1.start) }
+        }
     }
 
     /// One stretch of activity.
@@ -99,8 +104,7 @@ public struct WorkoutSession: Hashable, Sendable {
             throw CommandError("finish-workout: no session in progress (state: \(stateName))")
         }
         state = .ended
-        let active = live.segments.reduce(EmulatedDuration.zero) { $0 + (($1.end ?? now) - $1.start) }
-        return Finished(live: live, end: now, activeDuration: active)
+        return Finished(live: live, end: now, activeDuration: live.activeDuration(at: now))
     }
 
     /// The watch app dies mid-session.
