@@ -139,7 +139,11 @@ public final class PairSupervisor: Sendable {
     /// Pings both control sockets until they answer.
     func waitUntilReady(_ children: [NodeName: ChildProcess]) -> Bool {
         let deadline = Date().addingTimeInterval(options.readyTimeoutSeconds)
-        guard let context = try? Context() else { return false }
+        let context: Context
+        do { context = try Context() } catch {
+            say(prefix("topology"), "error: \(error)")
+            return false
+        }
         var ready: Set<NodeName> = []
         while Date() < deadline {
             for node in NodeName.allCases where !ready.contains(node) {
@@ -187,7 +191,11 @@ public final class PairSupervisor: Sendable {
     func startCommandReader() {
         let topology = options.topology
         let thread = Thread { [self] in
-            guard let context = try? Context() else { return }
+            let context: Context
+            do { context = try Context() } catch {
+                say(prefix("topology"), "error: cannot read commands: \(error)")
+                return
+            }
             while let line = readLine() {
                 let words = line.split(separator: " ", maxSplits: 1).map(String.init)
                 guard let first = words.first else { continue }
