@@ -101,7 +101,7 @@ struct WireCodecTests {
     }
 
     static func series(_ change: (inout JSONObject) -> Void) -> JSONObject {
-        var series: JSONObject = ["type": "heartRate", "source": "watch-app", "uuid": [.string(workoutID.text), .string(UUID().text)],
+        var series: JSONObject = ["type": "heartRate", "source": "watch-app", "uuids": .string(workoutID.text + "," + UUID().text),
                                   "start": [0, 5_000], "value": [120, 121.5]]
         change(&series)
         return ["series": [.object(series)]]
@@ -109,7 +109,9 @@ struct WireCodecTests {
 
     // R: S7
     @Test("refuses hostile series naming the element", arguments: [
-        (WireCodecTests.series { $0["uuid"] = [.string(workoutID.text), "nope"] }, "body.series[0].uuid[1]"),
+        (WireCodecTests.series { $0["uuids"] = .string(workoutID.text + "," + String(repeating: "x", count: 36)) }, "body.series[0].uuids[1]"),
+        (WireCodecTests.series { $0["uuids"] = .string(workoutID.text + ";" + workoutID.text) }, "body.series[0].uuids[1]"),
+        (WireCodecTests.series { $0["uuids"] = "nope" }, "body.series[0].uuids"),
         (WireCodecTests.series { $0["start"] = [0] }, "body.series[0]"),
         (WireCodecTests.series { $0["start"] = [0, -4] }, "body.series[0].start[1]"),
         (WireCodecTests.series { $0["end"] = [0, 1] }, "body.series[0].end[1]"),

@@ -20,10 +20,15 @@ public enum SampleCodec {
             out.append(UInt8(bytes.count))
             out.append(contentsOf: bytes)
         }
+        var lastSource = samples.first?.source, lastIndex = 0
         for sample in samples {
             withUnsafeBytes(of: sample.uuid.uuid) { out.append(contentsOf: $0) }
             out.append(UInt8(sample.type.index))
-            append16(UInt16(sourceIndex[sample.source.name]!), to: &out)
+            if sample.source != lastSource { // batches are usually one source: look up only on change
+                lastSource = sample.source
+                lastIndex = sourceIndex[sample.source.name]!
+            }
+            append16(UInt16(lastIndex), to: &out)
             append(UInt64(bitPattern: sample.start.milliseconds), to: &out)
             append(UInt64(bitPattern: sample.end.milliseconds), to: &out)
             append(sample.value.bitPattern, to: &out)

@@ -1,10 +1,11 @@
 import Foundation
 
-/// The wire's columnar form of samples: one group per type and source with parallel arrays
-/// `uuid`, `start`, `value` and, unless every sample is instantaneous, `end`.
+/// The wire's columnar form of samples: one group per type and source with `uuids` (one string,
+/// the UUIDs joined by commas: one allocation instead of one per sample), and parallel arrays
+/// `start`, `value` and, unless every sample is instantaneous, `end`.
 ///
 /// ```json
-/// {"type":"heartRate","source":"watch-app","uuid":["019C…","019C…"],"start":[5000,10000],"value":[121.4,123]}
+/// {"type":"heartRate","source":"watch-app","uuids":"019C…,019C…","start":[5000,10000],"value":[121.4,123]}
 /// ```
 public struct SampleSeries: Hashable, Sendable {
     public var type: SampleType
@@ -28,7 +29,13 @@ public struct SampleSeries: Hashable, Sendable {
         var o = JSONObject()
         o.append("type", .string(type.rawValue))
         o.append("source", .string(source.name))
-        o.append("uuid", .array(samples.map { .string($0.uuid.text) }))
+        var joined: [UInt8] = []
+        joined.reserveCapacity(samples.count * 37)
+        for (index, sample) in samples.enumerated() {
+            if index > 0 { joined.append(UInt8(ascii: ",")) }
+            UUIDText.write(sample.uuid, into: &joined)
+        }
+        o.append("uuids", .string(String(decoding: joined, as: UTF8.self)))
         o.append("start", .array(samples.map { .int($0.start.milliseconds) }))
         if samples.contains(where: { $0.end != $0.start }) {
             o.append("end", .array(samples.map { .int($0.end.milliseconds) }))
@@ -37,27 +44,54 @@ public struct SampleSeries: Hashable, Sendable {
         return .object(o)
     }
 
-    /// Reads one series, naming the element at fault (`body.series[0].uuid[7]`).
+    /// The comma-joined `uuids` string, each one checked (`body.series[0].uuids[7]` names a bad one).
+    static func uuids(_ r: FieldReader, limit: Int) throws(DecodeError) -> [UUID] {
+        let text = try r.string("uuids")
+        if text.isEmpty { return [] }
+        var result: [UUID] = []
+        var failure: Int?
+        var utf8 = text
+        utf8.withUTF8 { bytes in
+            let count = (bytes.count + 1) / 37
+            guard count <= limit, count * 37 - 1 == bytes.count else { failure = -1; return }
+            result.reserveCapacity(count)
+            for index in 0..<count {
+                if index > 0, bytes[index * 37 - 1] != UInt8(ascii: ",") { failure = index; return }
+                guard let uuid = UUIDText.parse(bytes: UnsafeBufferPointer(rebasing: bytes[(index * 37)..<(index * 37 + 36)])) else {
+                    failure = index
+                    return
+                }
+                result.append(uuid)
+            }
+        }
+        if let failure {
+            if failure < 0 {
+                throw DecodeError(path: "\(r.path).uuids", reason: "expected UUIDs joined by commas (at most \(limit))")
+            }
+            throw DecodeError(path: "\(r.path).uuids[\(failure)]", reason: "invalid UUID")
+        }
+        return result
+    }
+
+    /// Reads one series, naming the element at fault (`body.series[0].start[7]`).
     static func read(_ r: FieldReader, limit: Int) throws(DecodeError) -> [HealthSample] {
         let typeName = try r.string("type")
         guard let type = SampleType(rawValue: typeName) else {
             throw DecodeError(path: "\(r.path).type", reason: "unknown sample type \"\(typeName.prefix(40))\"")
         }
         let source = try r.source("source")
-        let uuids = try r.array("uuid", limit: max(limit, 0))
+        let uuids = try Self.uuids(r, limit: max(limit, 0))
         let starts = try r.array("start", limit: uuids.count)
         let values = try r.array("value", limit: uuids.count)
         let ends = r.has("end") ? try r.array("end", limit: uuids.count) : nil
         guard starts.count == uuids.count, values.count == uuids.count, ends == nil || ends!.count == uuids.count else {
-            throw DecodeError(path: r.path, reason: "uuid, start, value (and end) must have the same length")
+            throw DecodeError(path: r.path, reason: "uuids, start, value (and end) must have the same length")
         }
         let range = type.validRange
         var samples: [HealthSample] = []
         samples.reserveCapacity(uuids.count)
         for index in 0..<uuids.count {
-            guard let text = uuids[index].stringValue, let uuid = UUIDText.parse(text) else {
-                throw DecodeError(path: "\(r.path).uuid[\(index)]", reason: "invalid UUID")
-            }
+            let uuid = uuids[index]
             guard let start = starts[index].intValue, start >= 0, start <= 1 << 50 else {
                 throw DecodeError(path: "\(r.path).start[\(index)]", reason: "expected a time ≥ 0")
             }

@@ -79,13 +79,12 @@ public enum JSONWriter {
                     let divisor = Int64(scale)
                     writeInt(units / divisor, into: &out)
                     out.append(UInt8(ascii: "."))
-                    var fraction = units % divisor
-                    var digits = [UInt8](repeating: 48, count: decimals)
-                    for i in stride(from: decimals - 1, through: 0, by: -1) {
-                        digits[i] = UInt8(48 + fraction % 10)
-                        fraction /= 10
+                    let fraction = units % divisor
+                    var place = divisor / 10
+                    for _ in 0..<decimals {
+                        out.append(UInt8(48 + (fraction / place) % 10))
+                        place /= 10
                     }
-                    out.append(contentsOf: digits)
                     return
                 }
             }

@@ -19,13 +19,14 @@ public struct UUIDGenerator: Hashable, Sendable {
     public mutating func next(at now: EmulatedInstant) -> UUID {
         let time = (Self.unixBase &+ UInt64(max(0, now.milliseconds))) & 0xFFFF_FFFF_FFFF
         let a = random.next(), b = random.next()
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: time >> (40 - 8 * UInt64(i))) }
-        for i in 6..<8 { bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i))) }
-        for i in 8..<16 { bytes[i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i - 8))) }
-        bytes[6] = (bytes[6] & 0x0F) | 0x70 // version 7
-        bytes[8] = (bytes[8] & 0x3F) | 0x80 // RFC 4122 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { bytes in
+            for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: time >> (40 - 8 * UInt64(i))) }
+            for i in 6..<8 { bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i))) }
+            for i in 8..<16 { bytes[i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i - 8))) }
+            bytes[6] = (bytes[6] & 0x0F) | 0x70 // version 7
+            bytes[8] = (bytes[8] & 0x3F) | 0x80 // RFC 4122 variant
+        }
+        return UUID(uuid: uuid)
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// Fast UUID text conversion. Foundation's `uuidString` and `UUID(uuidString:)` go through
 /// printf/scanf, which dominated the sync path's profile; these are plain table lookups.
 public enum UUIDText {
-    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    /// Upper-case hex digit for 0…15 (arithmetic, not a table: no global access per byte).
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 55 + nibble }
 
     /// Appends the canonical upper-case form (36 bytes) to `out`.
     @inline(__always)
@@ -12,8 +14,8 @@ public enum UUIDText {
             for i in 0..<16 {
                 if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
                 let byte = raw[i]
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0x0F))
             }
         }
     }
