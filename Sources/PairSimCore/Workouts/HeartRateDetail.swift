@@ -44,6 +44,9 @@ public enum HeartRateDetail {
         var counts = [Int32](repeating: 0, count: bucketCount)
         var total = 0.0, maximum = -Double.infinity, minimum = Double.infinity
         var kept = 0
+        let width = bucketMilliseconds
+        // The hot loop: unchecked buffers and wrapping arithmetic (every value is in range by the
+        // guard and the bucket sizing above), so it compiles to what the C loop does.
         times.withUnsafeBufferPointer { times in
             values.withUnsafeBufferPointer { values in
                 sums.withUnsafeMutableBufferPointer { sums in
@@ -51,13 +54,13 @@ public enum HeartRateDetail {
                         for i in 0..<times.count {
                             let t = times[i], v = values[i]
                             guard t >= start, t <= end, v >= 20, v <= 300 else { continue }
-                            let bucket = Int((t - start) / bucketMilliseconds - firstBucket)
+                            let bucket = Int(truncatingIfNeeded: (t &- start) / width &- firstBucket)
                             sums[bucket] += v
-                            counts[bucket] += 1
+                            counts[bucket] &+= 1
                             total += v
                             if v > maximum { maximum = v }
                             if v < minimum { minimum = v }
-                            kept += 1
+                            kept &+= 1
                         }
                     }
                 }
