@@ -32,7 +32,7 @@ public enum TopologyLoader {
         }
         var topology = Topology(name: name, nodes: try nodes(map["nodes"]!), sourcePath: root.file)
         if let seed = map["seed"] { topology.seed = UInt64(try seed.int(in: 0...Int64.max)) }
-        if let scale = map["timeScale"] { topology.timeScale = try scale.double(in: 0.001...1_000_000) }
+        if let scale = map["timeScale"] { topology.timeScale = try scale.double(in: Topology.timeScaleRange) }
         if let channels = map["channels"] { topology.channels = try self.channels(channels) }
         if let partitions = map["partitions"] {
             for window in try self.partitions(partitions) {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import PairSimCore
 import PairSimRuntime
 import PairSimulation
 
@@ -31,7 +32,7 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let scenario = try loadScenario(file)
-        if let timeScale, !(timeScale > 0 && timeScale <= 1_000_000) { throw ValidationError("--time-scale must be above 0 and at most 1000000") }
+        if let timeScale, let problem = Topology.timeScaleProblem(timeScale) { throw ValidationError(problem) }
         var runner = ScenarioRunner(scenario: scenario, binDirectory: executableDirectory(),
                                     directory: dir ?? ".pairsim/scenarios/\(scenario.name)-\(getpid())")
         runner.timeScale = timeScale

@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import Foundation
 import PairSimConfig
+import PairSimCore
 import PairSimRuntime
 
 struct Up: ParsableCommand {
@@ -32,7 +33,7 @@ struct Up: ParsableCommand {
     func run() throws {
         var topology = try loadTopology(file)
         if let timeScale {
-            guard timeScale > 0, timeScale <= 1_000_000 else { throw ValidationError("--time-scale must be above 0 and at most 1000000") }
+            if let problem = Topology.timeScaleProblem(timeScale) { throw ValidationError(problem) }
             topology.timeScale = timeScale
         }
         var options = PairSupervisor.Options(
@@ -59,5 +60,3 @@ func executableDirectory() -> String {
     let path = Bundle.main.executablePath ?? Swift.CommandLine.arguments[0]
     return (URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().path)
 }
-
-import PairSimCore

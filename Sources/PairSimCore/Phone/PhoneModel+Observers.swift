@@ -90,7 +90,7 @@ extension PhoneModel {
         } else {
             // R: O7, C5: in the background only the cache is invalidated; the fresh fetch waits for the foreground.
             if trigger == .wake { counters.refreshes[RefreshSource.backgroundDelivery.name, default: 0] += 1 }
-            actions += invalidateCacheOnly(reason: trigger == .wake ? "backgroundDelivery" : "observer in background", now: now)
+            actions += invalidate(reason: trigger == .wake ? "backgroundDelivery" : "observer in background", now: now)
         }
         if type == .workout { actions += notifyIfNewWorkout(now: now) }
         if let skips = missCompletions[type], skips > 0 {

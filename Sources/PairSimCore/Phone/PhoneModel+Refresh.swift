@@ -24,11 +24,7 @@ extension PhoneModel {
         }
     }
 
-    /// `invalidateCacheOnly()` (R: C5, O7).
-    mutating func invalidateCacheOnly(reason: String, now: EmulatedInstant) -> [NodeAction] {
-        invalidate(reason: reason, now: now)
-    }
-
+    /// `invalidateCache()`: also seed 001's `invalidateCacheOnly()` when nothing reloads (R: C5, O7).
     mutating func invalidate(reason: String, now: EmulatedInstant) -> [NodeAction] {
         counters.invalidations += 1
         let inFlight = snapshots.invalidate()

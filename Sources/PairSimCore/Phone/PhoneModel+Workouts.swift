@@ -126,11 +126,7 @@ extension PhoneModel {
                 let deletion = HealthObjectsBatch(deleted: [DeletedObject(uuid: workoutID, type: .workout)])
                 let (changed, stored) = saveToStore(deletion, now: now)
                 actions += stored + healthDataChanged(changed, now: now)
-                if sync.hasRoom(.healthkit) {
-                    actions += sync.send(.healthkit, kind: .objects, body: deletion.body, summary: deletion.summary, now: now)
-                } else {
-                    actions.append(sync.outboxFullEvent(.healthkit, now: now))
-                }
+                actions += sync.sendIfRoom(.healthkit, kind: .objects, body: deletion.body, summary: deletion.summary, now: now)
                 reply.append("deleted HealthKit workout \(workoutID.text)")
             }
         }
@@ -157,11 +153,7 @@ extension PhoneModel {
     /// Another app (or this app, by hand) writes to the phone's HealthKit; it syncs to the watch too.
     mutating func writeOnPhone(_ batch: HealthObjectsBatch, records made: [ExerciseRecord], now: EmulatedInstant) -> [NodeAction] {
         var actions = ingest(batch, now: now)
-        if sync.hasRoom(.healthkit) {
-            actions += sync.send(.healthkit, kind: .objects, body: batch.body, summary: batch.summary, now: now)
-        } else {
-            actions.append(sync.outboxFullEvent(.healthkit, now: now))
-        }
+        actions += sync.sendIfRoom(.healthkit, kind: .objects, body: batch.body, summary: batch.summary, now: now)
         if !made.isEmpty {
             let (saved, ops) = records.save(made)
             actions += ops.map(NodeAction.persist)

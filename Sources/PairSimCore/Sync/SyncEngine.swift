@@ -59,6 +59,14 @@ public struct SyncEngine: Sendable {
         outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now)
     }
 
+    /// Sends a message that is part of a write already done (a deletion, another app's write):
+    /// when the outbox is full, the message is not queued and `sync.outbox.full` says so.
+    public mutating func sendIfRoom(_ channel: Channel, kind: MessageKind, body: JSONObject, summary: JSONObject,
+                                    now: EmulatedInstant) -> [NodeAction] {
+        guard hasRoom(channel) else { return [outboxFullEvent(channel, now: now)] }
+        return send(channel, kind: kind, body: body, summary: summary, now: now)
+    }
+
     /// The event for a write refused because the outbox is full.
     public func outboxFullEvent(_ channel: Channel, now: EmulatedInstant) -> NodeAction {
         .emit(Event(at: now, node: node, .syncOutboxFull, level: .warning, fields: [

@@ -58,6 +58,14 @@ public struct Topology: Hashable, Sendable {
         self.sourcePath = sourcePath
     }
 
+    /// Time scales accepted from topology files and command lines alike.
+    public static let timeScaleRange: ClosedRange<Double> = 0.001...1_000_000
+
+    /// Why `scale` is not a usable time scale, or nil.
+    public static func timeScaleProblem(_ scale: Double) -> String? {
+        timeScaleRange.contains(scale) ? nil : "--time-scale must be between 0.001 and 1000000, got \(scale)"
+    }
+
     /// The seed node `node` draws from (logged at its start).
     public func seed(for node: NodeName) -> UInt64 {
         var random = SplitMix64(seed: seed, label: "node.\(node.rawValue)")

@@ -34,9 +34,7 @@ public struct NodeArguments: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        if let timeScale, !(timeScale > 0 && timeScale <= 1_000_000) {
-            throw ValidationError("--time-scale must be above 0 and at most 1000000, got \(timeScale)")
-        }
+        if let timeScale, let problem = Topology.timeScaleProblem(timeScale) { throw ValidationError(problem) }
         guard ["auto", "always", "never"].contains(color) else {
             throw ValidationError("--color must be auto, always or never, got \"\(color)\"")
         }
