@@ -10,11 +10,14 @@ size_t pairsim_c_bucket_means(const int64_t *times, const double *values, size_t
     memset(counts, 0, buckets * sizeof(int32_t));
     double total = 0, max = -1e300, min = 1e300;
     size_t kept = 0;
+    /* The last bucket also takes a sample at exactly `end` (as HeartRateDetail does). */
+    int64_t last = end > start ? (end - start - 1) / bucket : 0;
     for (size_t i = 0; i < count; i++) {
         int64_t t = times[i];
         double v = values[i];
         if (t < start || t > end || v < 20 || v > 300) continue;
-        size_t b = (size_t)((t - start) / bucket);
+        int64_t raw = (t - start) / bucket;
+        size_t b = (size_t)(raw > last ? last : raw);
         sums[b] += v;
         counts[b] += 1;
         total += v;

@@ -6,6 +6,12 @@ public enum HeartRateDetail {
     /// Bucket width: 10 s gives at most 180 points per 30 minutes.
     public static let bucketMilliseconds: Int64 = 10_000
 
+    /// The index of the last bucket of a range: buckets are half-open `[t, t + 10 s)` except the
+    /// last, which also takes a sample at exactly `end` (so 30 minutes are 180 buckets, not 181).
+    static func lastBucket(start: Int64, end: Int64) -> Int64 {
+        end > start ? (end - start - 1) / bucketMilliseconds : 0
+    }
+
     /// The downsampled series and its statistics.
     public struct Summary: Hashable, Sendable {
         /// Bucket start offsets from the workout start (ms) and their mean bpm.
@@ -24,8 +30,9 @@ public enum HeartRateDetail {
         precondition(times.count == values.count, "Invalid input: \(times.count) times for \(values.count) values")
         guard end >= start else { return nil }
         let budget = Int64(times.count) * 4 + 4_096
+        let lastBucket = Self.lastBucket(start: start, end: end)
         var firstBucket: Int64 = 0
-        var bucketSpan = (end - start) / bucketMilliseconds + 1
+        var bucketSpan = lastBucket + 1
         if bucketSpan > budget {
             // A range far wider than the samples (hostile, or a day-long "workout"): size the
             // buckets to the kept samples, or go sparse, rather than allocate the whole range.
@@ -35,8 +42,8 @@ public enum HeartRateDetail {
                 last = max(last, times[i])
             }
             guard first <= last else { return nil }
-            firstBucket = (first - start) / bucketMilliseconds
-            bucketSpan = (last - start) / bucketMilliseconds - firstBucket + 1
+            firstBucket = min((first - start) / bucketMilliseconds, lastBucket)
+            bucketSpan = min((last - start) / bucketMilliseconds, lastBucket) - firstBucket + 1
             if bucketSpan > budget { return sparse(times: times, values: values, start: start, end: end) }
         }
         let bucketCount = Int(bucketSpan)
@@ -54,7 +61,8 @@ public enum HeartRateDetail {
                         for i in 0..<times.count {
                             let t = times[i], v = values[i]
                             guard t >= start, t <= end, v >= 20, v <= 300 else { continue }
-                            let bucket = Int(truncatingIfNeeded: (t &- start) / width &- firstBucket)
+                            let raw = (t &- start) / width
+                            let bucket = Int(truncatingIfNeeded: (raw > lastBucket ? lastBucket : raw) &- firstBucket)
                             sums[bucket] += v
                             counts[bucket] &+= 1
                             total += v
@@ -82,8 +90,9 @@ public enum HeartRateDetail {
     /// The same result for samples scattered over a range far wider than their number.
     static func sparse(times: [Int64], values: [Double], start: Int64, end: Int64) -> Summary? {
         var kept: [(bucket: Int64, value: Double)] = []
+        let lastBucket = Self.lastBucket(start: start, end: end)
         for i in times.indices where times[i] >= start && times[i] <= end && values[i] >= 20 && values[i] <= 300 {
-            kept.append(((times[i] - start) / bucketMilliseconds, values[i]))
+            kept.append((min((times[i] - start) / bucketMilliseconds, lastBucket), values[i]))
         }
         guard !kept.isEmpty else { return nil }
         kept.sort { $0.bucket < $1.bucket }
