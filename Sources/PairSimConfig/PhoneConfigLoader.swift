@@ -52,10 +52,13 @@ enum PhoneConfigLoader {
     }
 
     static func refresh(_ reader: YAMLReader) throws(ConfigError) -> RefreshConfig {
-        let fields = try reader.mapping(allowed: ["throttle", "observerThrottle", "foregroundAfter", "cacheTTL", "queryCost", "tabMapping"])
+        let fields = try reader.mapping(allowed: ["throttle", "observerThrottle", "foregroundRule", "foregroundAfter", "cacheTTL", "queryCost", "tabMapping"])
         var refresh = RefreshConfig()
         if let value = fields["throttle"] { refresh.throttle = try value.duration() }
         if let value = fields["observerThrottle"] { refresh.observerThrottle = try value.duration() }
+        if let value = fields["foregroundRule"] {
+            refresh.foregroundRule = ForegroundRule(rawValue: try value.choice(ForegroundRule.allCases.map(\.rawValue)))!
+        }
         if let value = fields["foregroundAfter"] { refresh.foregroundAfter = try value.duration() }
         if let value = fields["cacheTTL"] { refresh.cacheTTL = try value.duration() }
         if let value = fields["queryCost"] { refresh.queryCost = try value.duration() }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PairSimCore
 
@@ -161,40 +162,57 @@ struct BackgroundDeliveryTests {
         #expect(driver.count(.bgdeliveryMissed, from: mark) == 1)
     }
 
-    @Test("read-denied types get no observer, and read as no data")  // R: H3
+    @Test("read denied: another source's data and its change are hidden; the phone app's own are not")  // R: H3, O2, O4
     func deniedReads() {
-        var driver = PhoneDriver { $0.healthKit.denied = [.sample(.heartRateVariabilitySDNN)] }
-        #expect(driver.count(.observerSkipped, "type", "heartRateVariabilitySDNN") == 1)
-        #expect(!driver.phone.observers.contains(.sample(.heartRateVariabilitySDNN)))
-        driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 60)]))
+        var driver = BackgroundDeliveryTests.suspended { $0.healthKit.denied = [.sample(.heartRateVariabilitySDNN)] }
+        #expect(driver.phone.observers.contains(.sample(.heartRateVariabilitySDNN)))
+        var mark = driver.mark
+        let foreign = HealthSample(uuid: UUID(), type: .heartRateVariabilitySDNN, start: driver.now, end: driver.now, value: 60,
+                                   source: .other("oura"))
+        driver.arrive(HealthObjectsBatch(samples: [foreign]))
+        driver.advance(.minutes(2))
+        #expect(driver.count(.hkHidden, from: mark, "type", "heartRateVariabilitySDNN") == 1)
+        #expect(driver.count(.bgdeliveryPending, from: mark) + driver.count(.bgdeliveryWake, from: mark) == 0, "no wake for a hidden change")
+        #expect(driver.phone.store.sampleCount(.heartRateVariabilitySDNN) == 1, "the store has it; the app cannot see it")
+        driver.run("foreground")
         driver.advance(.minutes(2))
         driver.run("pull-to-refresh today")
         driver.advance(.seconds(5))
-        let today = driver.named(.tabLoaded, "tab", "today").last!
-        #expect(today["hrv"] == .null)
-        #expect(driver.count(.hkQueryFailed) == 0)
+        #expect(driver.named(.tabLoaded, "tab", "today").last!["hrv"] == .null, "reads as no data")
+        #expect(driver.count(.hkQueryFailed) == 0, "never an error")
+        // Even the watch app's sample is another app's here ("only samples that your app saved").
+        mark = driver.mark
+        driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 52)]))
+        #expect(driver.count(.hkHidden, from: mark) == 1)
+        // The phone app's own sample of the same type is seen, and its change is noticed.
+        driver.run("write-sample hrv 48 --source phone-app")
+        #expect(driver.count(.observerFired, from: mark, "trigger", "change") == 1)
+        driver.advance(.minutes(2))
+        driver.run("pull-to-refresh today")
+        driver.advance(.seconds(5))
+        #expect(driver.named(.tabLoaded, "tab", "today").last!["hrv"]?.doubleValue == 48)
     }
 
-    @Test("locked: arrivals are held, reads fail, and everything merges at unlock")  // R: H4
+    @Test("locked, seed 004's reading: arrivals are held, wakes come, reads fail, everything merges at unlock")  // R: H4
     func lockBuffering() {
-        var driver = PhoneDriver()
+        var driver = PhoneDriver { $0.healthKit.wakeWhileLocked = true }
         driver.advance(.minutes(2))
         driver.run("lock")
         #expect(driver.phone.app == .background)
         let mark = driver.mark
-        driver.arrive(HealthObjectsBatch(samples: [driver.sample(.bodyMass, 72)]))
+        driver.arrive(HealthObjectsBatch(workouts: [driver.workout()], samples: [driver.sample(.bodyMass, 72)]))
         #expect(driver.count(.hkBuffered, from: mark) == 1)
         #expect(driver.phone.store.sampleCount == 0)
         driver.advance(.minutes(5))
-        #expect(driver.count(.hkQueryFailed, from: mark) >= 1)
+        #expect(driver.count(.hkQueryFailed, from: mark) >= 1, "the workout callback's latest-workout query fails")
         driver.run("unlock")
-        #expect(driver.phone.store.sampleCount == 1)
+        #expect(driver.phone.store.sampleCount == 1 && driver.phone.store.workoutCount == 1)
         #expect(driver.count(.hkMerged, from: mark) == 1)
     }
 
-    @Test("strictly locked: no wake until unlock delivers it")  // R: H4
+    @Test("locked (the default, Apple's reading): no wake until unlock delivers it")  // R: H4
     func noWakeWhileLocked() {
-        var driver = Self.suspended { $0.healthKit.wakeWhileLocked = false }
+        var driver = Self.suspended()
         driver.run("lock")
         let mark = driver.mark
         driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 41)]))
@@ -211,10 +229,10 @@ struct BackgroundDeliveryTests {
         driver.advance(.minutes(2))
         let sample = driver.sample(.bodyMass, 70)
         driver.arrive(HealthObjectsBatch(samples: [sample]))
-        let mark = driver.mark
+        let (_, _, anchor) = driver.phone.store.anchoredQuery(.sample(.bodyMass), since: 0)
         driver.arrive(HealthObjectsBatch(deleted: [DeletedObject(uuid: sample.uuid, type: .sample(.bodyMass))]))
-        let anchored = driver.named(.hkQueryAnchored, from: mark).first
-        #expect(anchored?["deleted"] == 1)
+        let (added, deleted, _) = driver.phone.store.anchoredQuery(.sample(.bodyMass), since: anchor)
+        #expect(added.isEmpty && deleted.map(\.uuid) == [sample.uuid])
         #expect(driver.phone.store.tombstones.count == 1)
         driver.advance(.hours(4))
         #expect(driver.phone.store.tombstones.isEmpty)

@@ -74,9 +74,32 @@ struct RefreshCoordinationTests {
         #expect(driver.count(.coordinatorRefresh, from: mark) == 1)
     }
 
-    @Test("back after less than a minute: nothing; after a minute or more: a refresh")  // R: C6
+    @Test("a return to the foreground is throttled on the last refresh, not on the time away")  // R: C6, C2
+    func foregroundOnLastRefresh() {
+        var driver = Self.settled() // three minutes after launch, which counts as the last refresh
+        driver.run("background")
+        driver.advance(.seconds(30))
+        var mark = driver.mark
+        driver.run("foreground")
+        #expect(driver.count(.coordinatorRefresh, from: mark, "source", "foreground") == 1, "a 30-second trip away refreshes")
+        driver.advance(.seconds(20))
+        driver.run("background")
+        driver.advance(.minutes(5))
+        mark = driver.mark
+        driver.run("foreground")
+        // Five minutes away, but the last refresh was 5 min 20 s ago: accepted; 10 s later, throttled.
+        #expect(driver.count(.coordinatorRefresh, from: mark, "source", "foreground") == 1)
+        driver.advance(.seconds(5))
+        driver.run("background")
+        driver.advance(.seconds(5))
+        mark = driver.mark
+        driver.run("foreground")
+        #expect(driver.count(.coordinatorThrottled, from: mark, "source", "foreground") == 1)
+    }
+
+    @Test("option timeAway: back after less than a minute: nothing; after a minute or more: a refresh")  // R: C6
     func foregroundThreshold() {
-        var driver = Self.settled()
+        var driver = Self.settled { $0.refresh.foregroundRule = .timeAway }
         driver.run("background")
         driver.advance(.seconds(59))
         var mark = driver.mark
@@ -150,11 +173,12 @@ struct RefreshCoordinationTests {
         #expect(driver.count(.snapshotFetch, from: mark, "joined", "false") == 1)
     }
 
-    @Test("edge case: no permission at all — no observers; pull-to-refresh and foreground still work")  // R: H3, C4, C6
+    @Test("edge case: no permission at all — observers still register and fire at execute; pull-to-refresh and foreground work")  // R: H3, C4, C6
     func noPermission() {
         var driver = Self.settled { $0.healthKit.denied = Set(ObjectType.all) }
-        #expect(driver.phone.observers.isEmpty)
-        #expect(driver.count(.observerSkipped) == 8)
+        #expect(driver.phone.observers == ObjectType.observed, "the app cannot know; HealthKit accepts the queries")
+        #expect(driver.count(.observerFired, "trigger", "execute") == 8)
+        #expect(driver.count(.bgdeliveryEnabled) == 8)
         var mark = driver.mark
         driver.run("pull-to-refresh today")
         driver.advance(.seconds(5))
@@ -205,8 +229,6 @@ struct RefreshCoordinationTests {
     func cacheTTL() {
         var driver = Self.settled()
         let hits = driver.phone.counters.cacheHits
-        driver.run("background")
-        driver.run("foreground") // no refresh (away 0 s), nothing loads
         driver.advance(.minutes(1))
         driver.run("pull-to-refresh today")
         driver.advance(.seconds(5))

@@ -25,13 +25,15 @@ struct WorkoutFeatureTests {
     }
 
     // R: D2
-    @Test("at most 180 points per 30 minutes, for a 30-minute and a 3-hour session", arguments: [1_800, 10_800])
+    @Test("exactly 180 points per 30 minutes, samples at both ends included, for a 30-minute and a 3-hour session",
+          arguments: [1_800, 10_800])
     func pointBudget(seconds: Int) throws {
-        let times = (0..<seconds).map { Int64($0) * 1_000 } // one sample a second
+        let times = (0...seconds).map { Int64($0) * 1_000 } // one sample a second, the one at `end` too
         let values = times.map { 100 + Double($0 % 7_000) / 100 }
         let summary = try #require(HeartRateDetail.summarize(times: times, values: values, start: 0, end: Int64(seconds) * 1_000))
-        #expect(summary.values.count <= 180 * (seconds / 1_800) + 1)
-        #expect(summary.values.count >= 180 * (seconds / 1_800))
+        #expect(summary.values.count == 180 * (seconds / 1_800))
+        #expect(summary.sampleCount == seconds + 1, "the sample at the end is kept, in the last bucket")
+        #expect(summary.offsets.last == Int64(seconds) * 1_000 - 10_000)
     }
 
     @Test("a range far wider than its samples neither allocates it nor changes the result")  // R: D2, S7
@@ -134,9 +136,9 @@ struct WorkoutFeatureTests {
         #expect(driver.count(.notificationSuppressed) == 1)
     }
 
-    @Test("a workout synced while locked posts the locked notice, then the real one after unlock")  // R: D6, H4
+    @Test("seed 004's reading: a workout synced while locked posts the locked notice, then the real one at unlock")  // R: D6, H4
     func lockedThenUnlocked() {
-        var driver = PhoneDriver()
+        var driver = PhoneDriver { $0.healthKit.wakeWhileLocked = true }
         driver.advance(.minutes(2))
         driver.run("lock")
         driver.advance(.minutes(1))
@@ -144,6 +146,7 @@ struct WorkoutFeatureTests {
         driver.advance(.minutes(1))
         #expect(driver.count(.notificationPosted, "title", "Device locked") == 1)
         driver.run("unlock")
+        #expect(driver.count(.notificationPosted, "title", "Workout completed") == 1, "the app was on screen: it is back, and hears at once")
         driver.advance(.hours(1))
         #expect(driver.count(.notificationPosted, "title", "Workout completed") == 1)
     }
@@ -174,10 +177,12 @@ struct WorkoutFeatureTests {
         let linked = Self.record(0, linkedTo: UUID(), calories: 200)
         driver.arrive(HealthObjectsBatch(workouts: [workout]))
         driver.arrive(RecordsBatch(saved: [linked]))
-        #expect(driver.run("open-workout \(workout.uuid.text)").reply.contains("no heart-rate samples"))
+        #expect(driver.run("open-workout \(workout.uuid.text)").reply.contains("no heart-rate data"))
         #expect(driver.run("open-workout \(linked.id.text)").reply.contains("HealthKit workout is not there"))
         driver.run("authorize hr deny")
-        #expect(driver.run("open-workout \(workout.uuid.text)").reply.contains("permission needed"))
+        // R: H3: the app cannot tell denied from none, so both say the same.
+        #expect(driver.run("open-workout \(workout.uuid.text)").reply.contains("no heart-rate data for this workout — check Health permissions"))
+        #expect(driver.named(.detailDegraded).last?["reason"]?.stringValue == "noSamples")
         driver.run("lock")
         #expect(driver.run("open-workout \(linked.id.text)").reply.contains("query failed"))
         #expect(driver.refuse("open-workout nonsense").contains("not a UUID"))
@@ -200,8 +205,8 @@ struct WorkoutFeatureTests {
         #expect(loaded["max"]?.doubleValue == 159)
     }
 
-    @Test("deleting removes the records and the linked workout; another app's workout fails but records still go")  // R: D5, H5
-    func deletion() {
+    @Test("deleting one record deletes it and its linked workout; its siblings stay, chartless; another app's workout fails")  // R: D5, H5
+    func deletion() throws {
         var driver = PhoneDriver()
         driver.advance(.minutes(40))
         let own = driver.workout()
@@ -210,22 +215,60 @@ struct WorkoutFeatureTests {
         driver.arrive(HealthObjectsBatch(workouts: [own, other]))
         driver.arrive(RecordsBatch(saved: [ownRecord, otherRecord]))
         let mark = driver.mark
-        let result = driver.run("delete-workout \(own.uuid.text)")
+        let result = driver.run("delete-workout \(own.uuid.text)") // the workout's only record
         #expect(driver.phone.store.workout(own.uuid) == nil)
         #expect(driver.phone.records.record(ownRecord.id) == nil)
         #expect(result.actions.frames.map(\.topic).contains("hk.objects"))
         #expect(result.actions.frames.map(\.topic).contains("ck.records"))
         driver.run("delete-workout \(otherRecord.id.text)")
         #expect(driver.count(.hkDeleteFailed, from: mark) == 1)
-        // Deleting one record of a session takes its sibling records too.
+        #expect(driver.phone.store.workout(other.uuid) != nil)
+        #expect(driver.phone.records.record(otherRecord.id) == nil)
+        // Seed 002 step 7: one record of a session goes, with the workout; the others stay.
         let session = driver.workout()
         let siblings = (0..<3).map { Self.record(Int64($0) * 10, minutes: 10, linkedTo: session.uuid) }
         driver.arrive(HealthObjectsBatch(workouts: [session]))
         driver.arrive(RecordsBatch(saved: siblings))
-        driver.run("delete-workout \(siblings[1].id.text)")
-        #expect(siblings.allSatisfy { driver.phone.records.record($0.id) == nil })
+        #expect(driver.refuse("delete-workout \(session.uuid.text)").contains("3 records share workout"))
+        let reply = driver.run("delete-workout \(siblings[1].id.text)").reply
+        #expect(reply.contains("2 other record(s) of the session stay"), "\(reply)")
+        #expect(driver.phone.records.record(siblings[1].id) == nil)
+        #expect(driver.phone.records.record(siblings[0].id) != nil && driver.phone.records.record(siblings[2].id) != nil)
         #expect(driver.phone.store.workout(session.uuid) == nil)
-        #expect(driver.phone.store.workout(other.uuid) != nil)
-        #expect(driver.phone.records.record(otherRecord.id) == nil)
+        #expect(driver.run("open-workout \(siblings[0].id.text)").reply.contains("HealthKit workout is not there"))
+        #expect(driver.named(.detailDegraded).last?["reason"]?.stringValue == "workoutMissing")
+    }
+
+    @Test("a workout deleted in Apple Health: gone on both sides, its records stay without a chart")  // R: D3, D5
+    func deleteInHealth() {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(40))
+        let session = driver.workout()
+        let records = (0..<2).map { Self.record(Int64($0) * 15, minutes: 15, linkedTo: session.uuid) }
+        driver.arrive(HealthObjectsBatch(workouts: [session]))
+        driver.arrive(RecordsBatch(saved: records))
+        let result = driver.run("delete-in-health \(session.uuid.text)")
+        #expect(result.reply.contains("2 record(s) linked to it stay"))
+        #expect(result.actions.frames.map(\.topic) == ["hk.objects"], "the deletion syncs to the watch; no record changes")
+        #expect(driver.phone.store.workout(session.uuid) == nil && driver.phone.records.count == 2)
+        #expect(driver.run("open-workout \(records[0].id.text)").reply.contains("HealthKit workout is not there"))
+        #expect(driver.refuse("delete-in-health \(session.uuid.text)").contains("no HealthKit workout"))
+    }
+
+    @Test("HealthKit refusing the app's save: the manual record is saved with healthKitWorkoutID = nil")  // R: W4, D3
+    func manualSaveFails() throws {
+        var driver = PhoneDriver()
+        driver.advance(.minutes(40))
+        driver.run("fail-next-save")
+        let reply = driver.run("write-workout yoga --source phone-app").reply
+        #expect(reply.contains("saved with healthKitWorkoutID=nil"))
+        #expect(driver.count(.hkSaveFailed) == 1)
+        #expect(driver.phone.store.workoutCount == 0)
+        let record = try #require(driver.phone.records.records.first)
+        #expect(record.healthKitWorkoutID == nil)
+        #expect(driver.run("open-workout \(record.id.text)").reply.contains("no HealthKit workout"))
+        // One failure only: the next manual workout links.
+        driver.run("write-workout yoga --source phone-app")
+        #expect(driver.phone.store.workoutCount == 1 && driver.phone.records.records.contains { $0.healthKitWorkoutID != nil })
     }
 }

@@ -32,12 +32,12 @@ public struct BackgroundDelivery: Hashable, Sendable {
 
     public func state(_ type: ObjectType) -> TypeState? { types[type] }
 
-    /// `enableBackgroundDelivery` for every configured, readable type at launch; clears stops and misses.
+    /// `enableBackgroundDelivery` for every configured type at launch; clears stops and misses.
     /// Returns (type, asked, applied) for each type enabled.
-    public mutating func enable(readable: (ObjectType) -> Bool) -> [(ObjectType, DeliveryFrequency, DeliveryFrequency)] {
+    public mutating func enable() -> [(ObjectType, DeliveryFrequency, DeliveryFrequency)] {
         var enabled: [(ObjectType, DeliveryFrequency, DeliveryFrequency)] = []
         for type in ObjectType.observed {
-            guard var state = types[type], readable(type) else { continue }
+            guard var state = types[type] else { continue }
             state.enabled = true
             state.stopped = false
             state.consecutiveMisses = 0

@@ -27,7 +27,8 @@ public enum EventName: String, CaseIterable, Sendable {
     // Phone HealthKit
     case hkBuffered = "hk.buffered"
     case hkMerged = "hk.merged"
-    case hkQueryAnchored = "hk.query.anchored"
+    case hkHidden = "hk.hidden"
+    case hkSaveFailed = "hk.save.failed"
     case hkQueryFailed = "hk.query.failed"
     case hkDeleteFailed = "hk.delete.failed"
     case hkTombstonesPurged = "hk.tombstones.purged"
@@ -38,7 +39,6 @@ public enum EventName: String, CaseIterable, Sendable {
     case deviceUnlocked = "device.unlocked"
     // Observers and background delivery
     case observerRegistered = "observer.registered"
-    case observerSkipped = "observer.skipped"
     case observerFired = "observer.fired"
     case observerMissing = "observer.missing"
     case observerCompletionSkipped = "observer.completion.skipped"

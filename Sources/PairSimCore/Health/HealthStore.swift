@@ -148,9 +148,18 @@ public struct HealthStore: Hashable, Sendable {
             .sorted { ($0.start, UUIDKey($0.uuid)) < ($1.start, UUIDKey($1.uuid)) }
     }
 
-    /// The most recent sample of `type` by end date.
-    public func latestSample(_ type: SampleType) -> HealthSample? {
-        samplesByType[type].lazy.map(\.object).max { ($0.end, UUIDKey($0.uuid)) < ($1.end, UUIDKey($1.uuid)) }
+    /// The most recent sample of `type` by end date, among those `included`.
+    public func latestSample(_ type: SampleType, where included: (HealthSample) -> Bool = { _ in true }) -> HealthSample? {
+        samplesByType[type].lazy.map(\.object).filter(included).max { ($0.end, UUIDKey($0.uuid)) < ($1.end, UUIDKey($1.uuid)) }
+    }
+
+    /// Who wrote the stored object `object` names (nil when it is not here). Scans the type's
+    /// samples: meant for the rare deletion of a type the app may not read.
+    public func source(of object: DeletedObject) -> ObjectSource? {
+        switch object.type {
+        case .workout: workoutsByID[object.uuid]?.object.source
+        case .sample(let type): samplesByType[type].first { $0.object.uuid == object.uuid }?.object.source
+        }
     }
 
     /// HKAnchoredObjectQuery: objects of `type` added after `since`, tombstones after it, and the new anchor.

@@ -20,9 +20,10 @@ public struct AppConfig: Hashable, Sendable {
     /// Register observer queries in `didFinishLaunching` (right). `false` registers them only when
     /// the UI first appears: background launches then find no query registered (the classic bug).
     public var registerObserversAtLaunch = true
-    /// Time a backgrounded app keeps running before iOS suspends it.
-    public var backgroundBudget: EmulatedDuration = .seconds(30)
-    /// Execution time a background-delivery wake grants.
+    /// Time a backgrounded app keeps running before iOS suspends it. Apple ("Extending your app's
+    /// background execution time"): an app without a background task is suspended within seconds.
+    public var backgroundBudget: EmulatedDuration = .seconds(5)
+    /// Execution time a background-delivery wake grants (PairSim's choice; Apple gives no number).
     public var wakeBudget: EmulatedDuration = .seconds(30)
     /// How long the app's observer handler runs before calling the completion handler.
     public var handlerDuration: EmulatedDuration = .milliseconds(500)
@@ -57,13 +58,23 @@ public struct BackgroundDeliveryConfig: Hashable, Sendable {
 public struct HealthKitConfig: Hashable, Sendable {
     /// Deleted-object tombstones are kept this long for anchored queries.
     public var tombstoneRetention: EmulatedDuration = .days(7)
-    /// Seed 004: background delivery still wakes the app while the device is locked (its queries
-    /// then fail with databaseInaccessible). `false` follows the stricter reading: nothing until unlock.
-    public var wakeWhileLocked = true
+    /// Seed 004's reading: background delivery still wakes the app while the device is locked (its
+    /// queries then fail with databaseInaccessible). Off by default: Apple DTS (forum thread 694223)
+    /// and openradar 40255384 say the app is not launched for new data until the device unlocks.
+    public var wakeWhileLocked = false
     /// Types the user denied reading (everything else is allowed).
     public var denied: Set<ObjectType> = []
 
     public init() {}
+}
+
+/// What decides whether a return to the foreground refreshes (R: C6).
+public enum ForegroundRule: String, Hashable, Sendable, CaseIterable {
+    /// Seed 001 as implemented (and seed 000): every return asks the coordinator, whose throttle
+    /// on `lastRefreshDate` decides. Time spent away plays no part.
+    case lastRefresh
+    /// The earlier reading: only a return after at least `foregroundAfter` away asks for a refresh.
+    case timeAway
 }
 
 /// The app's refresh policy (seeds 000 and 001).
@@ -72,7 +83,9 @@ public struct RefreshConfig: Hashable, Sendable {
     public var throttle: EmulatedDuration = .seconds(60)
     /// Observer callbacks of one type within this long: only the first is handled.
     public var observerThrottle: EmulatedDuration = .seconds(60)
-    /// Returning to the foreground after at least this long in the background requests a refresh.
+    /// What a return to the foreground is throttled on.
+    public var foregroundRule = ForegroundRule.lastRefresh
+    /// With `foregroundRule: timeAway`: a return after at least this long away requests a refresh.
     public var foregroundAfter: EmulatedDuration = .seconds(60)
     /// Snapshot cache lifetime.
     public var cacheTTL: EmulatedDuration = .minutes(5)

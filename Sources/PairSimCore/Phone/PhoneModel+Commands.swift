@@ -2,18 +2,20 @@
 extension PhoneModel {
     public static let commands: [CommandSpec] = [
         CommandSpec("launch", "", "the user launches the app (registers observers and background delivery, loads the tabs)"),
-        CommandSpec("foreground", "", "the app comes to the screen (launching it if needed)"),
+        CommandSpec("foreground", "", "the app comes to the screen (launching it if needed); refused while locked"),
         CommandSpec("background", "", "the user leaves the app; it is suspended after its background budget"),
         CommandSpec("inactive", "", "the app stays on screen but inactive (e.g. Notification Center)"),
         CommandSpec("force-quit", "", "the user swipes the app away: no background delivery until launch"),
         CommandSpec("terminate", "", "the system ends the app's process; background delivery may relaunch it"),
         CommandSpec("lock", "", "lock the device: HealthKit reads fail, arriving data is held until unlock"),
-        CommandSpec("unlock", "", "unlock: held data is merged and delivered"),
+        CommandSpec("unlock", "", "unlock: held data is merged; the app that was on screen comes back; changes are delivered"),
         CommandSpec("authorize", "<type> allow|deny", "grant or deny reading a type (hr, hrv, rhr, sleep, steps, weight, bodyfat, bmi, workout)"),
         CommandSpec("miss-completion", "<type> <count>", "the app skips calling the observer completion handler for the next <count> callbacks"),
         CommandSpec("pull-to-refresh", "<tab>", "pull to refresh today, train or wellness (bypasses the coordinator)"),
         CommandSpec("open-workout", "<uuid>|latest", "open a workout's detail: calories and heart-rate chart"),
-        CommandSpec("delete-workout", "<uuid>", "delete a workout's records (and its HealthKit workout if allowed)"),
+        CommandSpec("delete-workout", "<uuid>|latest", "the app deletes one record (by its id, or a workout's only record) and, if linked, its HealthKit workout"),
+        CommandSpec("delete-in-health", "<uuid>|latest", "the user deletes a workout in the Health app: gone on both devices, the app's records stay"),
+        CommandSpec("fail-next-save", "[count]", "HealthKit refuses the app's next <count> saves (default 1): a manual workout's record gets no link"),
         CommandSpec("write-workout", "<activity> [--duration D] [--energy kcal] [--source S]",
                     "save a workout in the phone's HealthKit as another app (default other-app) or phone-app"),
         CommandSpec("write-sample", "<type> <value> [--duration D] [--source S]", "save a sample in the phone's HealthKit (default source other-app)"),
@@ -54,6 +56,14 @@ extension PhoneModel {
             case "delete-workout":
                 try args.expect(1...1)
                 return try deleteWorkout(args.argument(0)!, now: now)
+            case "delete-in-health":
+                try args.expect(1...1)
+                return try deleteInHealth(args.argument(0)!, now: now)
+            case "fail-next-save":
+                try args.expect(0...1)
+                let count = args.argument(0) == nil ? 1 : try args.integer(0, name: "count", in: 1...1_000)
+                saveFailures = count
+                return CommandResult(ok: true, reply: "HealthKit will refuse the app's next \(count) save(s)")
             case "write-workout":
                 return try writeWorkoutCommand(args, now: now)
             case "write-sample":
@@ -92,11 +102,13 @@ extension PhoneModel {
         var actions: [NodeAction]
         switch verb {
         case "launch":
+            guard !locked else { throw CommandError("launch: the device is locked; unlock first") }
             guard app == .notRunning || app == .forceQuit else {
                 throw CommandError("launch: the app is already running (\(app.rawValue)); use 'foreground'")
             }
             actions = launch(now: now, reason: "user")
         case "foreground":
+            guard !locked else { throw CommandError("foreground: the device is locked; unlock first (unlock brings back the app that was on screen)") }
             actions = comeToForeground(now: now)
         case "background":
             guard app.isOnScreen else { throw CommandError("background: the app is not on screen (\(app.rawValue))") }
@@ -137,11 +149,18 @@ extension PhoneModel {
         let start = max(.zero, now - duration)
         let workout = Workout(uuid: uuids.next(at: now), activity: activity, start: start, end: now,
                               activeDuration: now - start, activeEnergy: energy, source: source)
+        let failed = takeSaveFailure(source, now: now)
         var made: [ExerciseRecord] = []
         if source == .phoneApp {
-            // A workout logged by hand in the app itself: its record carries the UUID (seed 002).
+            // A workout logged by hand in the app itself: its record carries the UUID, or nil when
+            // HealthKit refused the save (seed 002).
             made.append(ExerciseRecord(id: uuids.next(at: now), exercise: activity.capitalized, start: start, duration: now - start,
-                                       calories: energy, healthKitWorkoutID: workout.uuid, source: .phoneApp))
+                                       calories: energy, healthKitWorkoutID: failed == nil ? workout.uuid : nil, source: .phoneApp))
+        }
+        if let failed {
+            let actions = failed + writeOnPhone(HealthObjectsBatch(), records: made, now: now)
+            return CommandResult(ok: true, reply: "HealthKit refused the \(activity) workout; record=\(made[0].id.text) saved with healthKitWorkoutID=nil",
+                                 actions: actions)
         }
         let actions = writeOnPhone(HealthObjectsBatch(workouts: [workout]), records: made, now: now)
         return CommandResult(ok: true, reply: "wrote \(activity) workout=\(workout.uuid.text) source=\(source.name)", actions: actions)
@@ -152,6 +171,9 @@ extension PhoneModel {
         let (type, value, duration) = try args.sampleValue()
         let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: max(.zero, now - duration), end: now, value: value,
                                   source: try sourceOption(args))
+        if let failed = takeSaveFailure(sample.source, now: now) {
+            return CommandResult(ok: true, reply: "HealthKit refused the \(type.rawValue) sample", actions: failed)
+        }
         let actions = writeOnPhone(HealthObjectsBatch(samples: [sample]), records: [], now: now)
         return CommandResult(ok: true, reply: "wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.text)", actions: actions)
     }

@@ -38,16 +38,44 @@ extension PhoneModel {
             lockBuffer.workouts += batch.workouts
             lockBuffer.samples += batch.samples
             lockBuffer.deleted += batch.deleted
-            let types = Self.types(of: batch)
-            var actions = [event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(types.map { .string($0.name) }),
+            let (types, hidden) = noticeable(Self.types(of: batch), in: batch)
+            var actions = [event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(Self.types(of: batch).map { .string($0.name) }),
                                                    "waiting": .int(Int64(lockBuffer.itemCount))])]
-            // Seed 004: background delivery still wakes the app while locked; its queries will fail.
+            actions += hiddenChanges(hidden, now: now)
+            // Seed 004's reading: background delivery still wakes the app while locked; its queries will fail.
             if config.healthKit.wakeWhileLocked { actions += healthDataChanged(types, now: now) }
             else { for type in types where !deferredUntilUnlock.contains(type) { deferredUntilUnlock.append(type) } }
             return actions
         }
-        let (changed, actions) = saveToStore(batch, now: now)
+        let (changed, actions) = saveNoticing(batch, now: now)
         return actions + healthDataChanged(changed, now: now)
+    }
+
+    /// Saves `batch` in the store; returns the changed types the app can notice (R: H3) and the events.
+    mutating func saveNoticing(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> ([ObjectType], [NodeAction]) {
+        // Judged before saving: a deletion's source is known only while the object is still there.
+        let judged = denied.isEmpty ? nil : reads.noticeable(batch)
+        let (changed, stored) = saveToStore(batch, now: now)
+        guard let judged else { return (changed, stored) }
+        let (visible, hidden) = noticeable(changed, judged: judged)
+        return (visible, stored + hiddenChanges(hidden, now: now))
+    }
+
+    /// Splits `types` of `batch` into the ones the app notices and the ones HealthKit hides from it.
+    func noticeable(_ types: [ObjectType], in batch: HealthObjectsBatch) -> (visible: [ObjectType], hidden: [ObjectType]) {
+        denied.isEmpty ? (types, []) : noticeable(types, judged: reads.noticeable(batch))
+    }
+
+    func noticeable(_ types: [ObjectType], judged: (visible: Set<ObjectType>, hidden: Set<ObjectType>)) -> (visible: [ObjectType], hidden: [ObjectType]) {
+        (types.filter { judged.visible.contains($0) }, types.filter { judged.hidden.contains($0) })
+    }
+
+    /// HealthKit tells the app nothing of these changes; PairSim says so, for the developer.
+    func hiddenChanges(_ types: [ObjectType], now: EmulatedInstant) -> [NodeAction] {
+        types.filter { ObjectType.observed.contains($0) }.map { type in
+            event(.hkHidden, now, ["type": .string(type.name),
+                                   "reason": "read not authorized: another source's data and its change are invisible to the app"])
+        }
     }
 
     /// The types a batch touches (arrivals while locked are not in the store yet).

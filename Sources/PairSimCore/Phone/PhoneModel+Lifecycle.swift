@@ -16,9 +16,10 @@ extension PhoneModel {
         uiLoaded = false
         var actions = setState(inBackground ? .background : .foreground, reason: reason, now: now)
         // didFinishLaunching: the coordinator starts its throttle window, background delivery is
-        // (re-)enabled for every readable type, observers are registered (when done at launch).
+        // (re-)enabled for every observed type, observers are registered (when done at launch).
+        // Whether reading a type is allowed plays no part: the app cannot know (R: H3).
         coordinator.launched(at: now)
-        for (type, asked, applied) in delivery.enable(readable: readable) {
+        for (type, asked, applied) in delivery.enable() {
             var fields: JSONObject = ["type": .string(type.name), "frequency": .string(applied.rawValue)]
             if asked != applied { fields.append("capped", .string("\(asked.rawValue) → \(applied.rawValue): iOS caps \(type.name)")) }
             actions.append(event(.bgdeliveryEnabled, now, fields))
@@ -43,21 +44,14 @@ extension PhoneModel {
         return actions
     }
 
-    /// `HKObserverQuery` + `execute` for the observed types; each fires once at once (R: O1, O2, H3).
+    /// `HKObserverQuery` + `execute` for the observed types; each fires once at once (R: O1, O2).
+    /// Every type is registered: HealthKit accepts a query for a type the app may not read (R: H3).
     mutating func registerObservers(now: EmulatedInstant, wokenFor: ObjectType?) -> [NodeAction] {
-        var actions: [NodeAction] = []
-        observers = []
-        for type in ObjectType.observed {
-            if readable(type) {
-                observers.append(type)
-            } else {
-                actions.append(event(.observerSkipped, now, ["type": .string(type.name), "reason": "read not authorized"]))
-            }
-        }
-        actions.append(event(.observerRegistered, now, [
+        observers = ObjectType.observed
+        var actions = [event(.observerRegistered, now, [
             "types": .array(observers.map { .string($0.name) }),
             "when": .string(config.app.registerObserversAtLaunch ? "launch" : "first appearance"),
-        ]))
+        ])]
         for type in observers {
             actions += observerFired(type, trigger: type == wokenFor ? .wake : .execute, now: now)
         }
@@ -98,24 +92,26 @@ extension PhoneModel {
         return actions
     }
 
-    /// `foreground`: the user opens the app (launching it if needed).
-    mutating func comeToForeground(now: EmulatedInstant) -> [NodeAction] {
+    /// `foreground`: the user opens the app (launching it if needed), or unlocking the device
+    /// brings it back (`reason: "unlock"`).
+    mutating func comeToForeground(now: EmulatedInstant, reason: String = "user") -> [NodeAction] {
         switch app {
         case .notRunning, .forceQuit:
-            return launch(now: now, reason: "user")
+            return launch(now: now, reason: reason)
         case .foreground:
             return []
         case .inactive:
-            return setState(.foreground, reason: "user", now: now)
+            return setState(.foreground, reason: reason, now: now)
         case .background, .suspended:
             cancelBudget()
             let away = backgroundSince.map { now - $0 } ?? .zero
-            var actions = setState(.foreground, reason: "user", now: now, extra: ["away": .string(away.description)])
+            var actions = setState(.foreground, reason: reason, now: now, extra: ["away": .string(away.description)])
             backgroundSince = nil
             if !uiLoaded {
                 actions += uiAppears(now: now)
-            } else if away >= config.refresh.foregroundAfter {
-                // R: C6: back after a minute or more: one refresh request, watched in one place.
+            } else if config.refresh.foregroundRule == .lastRefresh || away >= config.refresh.foregroundAfter {
+                // R: C6: the scene phase (watched in one place) asks the coordinator, whose
+                // throttle on lastRefreshDate decides (seed 001); `timeAway` is the older reading.
                 actions += requestRefresh(.foreground, now: now)
             }
             actions += importFromContainer(now: now)
@@ -172,12 +168,15 @@ extension PhoneModel {
     mutating func lock(now: EmulatedInstant) -> [NodeAction] {
         guard !locked else { return [] }
         locked = true
+        frontmostAtLock = app.isOnScreen
         var actions = [event(.deviceLocked, now)]
         actions += goToBackground(now: now, reason: "device locked")
         return actions
     }
 
-    /// Unlock merges what arrived while locked into the store; pending changes are delivered (R: H4).
+    /// Unlock merges what arrived while locked into the store, brings the app that was frontmost
+    /// back to the screen, then delivers the pending changes (R: H4, L1): an app that is running
+    /// hears them from its observers at once, others get their (not yet used) wake.
     mutating func unlock(now: EmulatedInstant) -> [NodeAction] {
         guard locked else { return [] }
         locked = false
@@ -187,11 +186,13 @@ extension PhoneModel {
         var actions = [event(.deviceUnlocked, now, ["buffered": .int(Int64(buffered.itemCount))])]
         var changed: [ObjectType] = []
         if !buffered.isEmpty {
-            let (types, stored) = saveToStore(buffered, now: now)
+            let (types, stored) = saveNoticing(buffered, now: now)
             actions += stored
-            actions.append(event(.hkMerged, now, ["items": .int(Int64(buffered.itemCount)), "types": .array(types.map { .string($0.name) })]))
+            actions.append(event(.hkMerged, now, ["items": .int(Int64(buffered.itemCount)), "types": .array(Self.types(of: buffered).map { .string($0.name) })]))
             changed = types
         }
+        if frontmostAtLock, app != .forceQuit { actions += comeToForeground(now: now, reason: "unlock") }
+        frontmostAtLock = false
         let deferred = deferredUntilUnlock
         deferredUntilUnlock = []
         for type in deferred where !changed.contains(type) { changed.append(type) }

@@ -76,13 +76,13 @@ extension PhoneModel {
         ])]
     }
 
-    /// The app's `HKObserverQuery` update handler for `type` (seeds 000, 001, 004): anchored query,
-    /// refresh or cache invalidation, the workout notification, then the completion handler.
+    /// The app's `HKObserverQuery` update handler for `type` (seeds 000, 001, 004): refresh or cache
+    /// invalidation, the workout notification, then the completion handler. Like the seeds, it runs
+    /// no anchored query of its own: the snapshot service reads what changed.
     mutating func observerFired(_ type: ObjectType, trigger: ObserverTrigger, now: EmulatedInstant) -> [NodeAction] {
         counters.observerCallbacks += 1
         var actions = [event(.observerFired, now, ["type": .string(type.name), "trigger": .string(trigger.rawValue),
                                                    "app": .string(app.rawValue)])]
-        actions += anchoredQuery(type, now: now)
         if app.isOnScreen {
             // Seed 001's handler asks the coordinator on every callback, the one at execute included
             // (so the first minute after launch shows as throttled, R: C2).
@@ -115,21 +115,6 @@ extension PhoneModel {
                                                            "wakeAt": .string(next.description)]))
         }
         return actions
-    }
-
-    /// `HKAnchoredObjectQuery` from the app's anchor for `type` (R: H2).
-    mutating func anchoredQuery(_ type: ObjectType, now: EmulatedInstant) -> [NodeAction] {
-        counters.queries += 1
-        if locked { return [queryFailed("anchored", type: type, now: now)] }
-        guard readable(type) else { return [] }
-        let since = anchors[type] ?? 0
-        let (added, deleted, anchor) = store.anchoredQuery(type, since: since)
-        anchors[type] = anchor
-        guard !added.isEmpty || !deleted.isEmpty else { return [] }
-        return [event(.hkQueryAnchored, now, [
-            "type": .string(type.name), "added": .int(Int64(added.count)), "deleted": .int(Int64(deleted.count)),
-            "anchor": .int(anchor),
-        ])]
     }
 
     func queryFailed(_ kind: String, type: ObjectType?, now: EmulatedInstant) -> NodeAction {

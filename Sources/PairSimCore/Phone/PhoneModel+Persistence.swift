@@ -1,18 +1,16 @@
 import Foundation
 
 /// What the phone keeps across restarts beyond its stores and outbox: the app's state, the
-/// HealthKit daemon's delivery state, the app's own persisted values (anchors, last-seen workout).
+/// HealthKit daemon's delivery state, the app's own persisted values (last-seen workout).
 extension PhoneModel {
     public func persistentValues() -> [String: JSON] {
-        var anchorsJSON = JSONObject()
-        for type in ObjectType.all where anchors[type] != nil { anchorsJSON.append(type.name, .int(anchors[type]!)) }
         var misses = JSONObject()
         for type in ObjectType.observed where missCompletions[type] != nil { misses.append(type.name, .int(Int64(missCompletions[type]!))) }
         return [
             "store.anchor": .int(store.anchor),
             "sync": sync.json,
             "phone.app": .object([
-                "state": .string(app.rawValue), "locked": .bool(locked),
+                "state": .string(app.rawValue), "locked": .bool(locked), "frontmostAtLock": .bool(frontmostAtLock),
                 "backgroundSince": backgroundSince.map { .int($0.milliseconds) } ?? .null,
                 "observers": .array(observers.map { .string($0.name) }),
                 "denied": .array(denied.sorted().map { .string($0.name) }),
@@ -20,7 +18,7 @@ extension PhoneModel {
             ]),
             "phone.delivery": delivery.json,
             "phone.missCompletions": .object(misses),
-            "phone.anchors": .object(anchorsJSON),
+            "phone.saveFailures": .int(Int64(saveFailures)),
             "phone.notifier": notifier.json,
             "phone.lockBuffer": .object(lockBuffer.body),
             "phone.deferred": .array(deferredUntilUnlock.map { .string($0.name) }),
@@ -37,6 +35,7 @@ extension PhoneModel {
         if let appState = values["phone.app"] {
             app = appState["state"]?.stringValue.flatMap(AppState.init(rawValue:)) ?? app
             locked = appState["locked"]?.boolValue ?? false
+            frontmostAtLock = appState["frontmostAtLock"]?.boolValue ?? false
             backgroundSince = appState["backgroundSince"]?.intValue.map(EmulatedInstant.init(milliseconds:))
             observers = (appState["observers"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }
             denied = Set((appState["denied"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) })
@@ -46,9 +45,7 @@ extension PhoneModel {
         for member in values["phone.missCompletions"]?.objectValue?.members ?? [] {
             if let type = ObjectType(name: member.key), let count = member.value.intValue { missCompletions[type] = Int(count) }
         }
-        for member in values["phone.anchors"]?.objectValue?.members ?? [] {
-            if let type = ObjectType(name: member.key), let anchor = member.value.intValue { anchors[type] = anchor }
-        }
+        if let count = values["phone.saveFailures"]?.intValue { saveFailures = Int(count) }
         if let json = values["phone.notifier"] { notifier.restore(json) }
         let limits = WireLimits(maxItemsPerMessage: .max / 16)
         if let body = values["phone.lockBuffer"]?.objectValue { lockBuffer = try HealthObjectsBatch(body: body, limits: limits) }

@@ -70,7 +70,7 @@ extension PhoneModel {
     /// A fetch's queries finished: waiting tab loads complete (unless cancelled meanwhile).
     mutating func snapshotCompleted(id: Int, now: EmulatedInstant) -> [NodeAction] {
         counters.queries += HealthSnapshot.queryCount
-        let snapshot: HealthSnapshot? = locked ? nil : HealthSnapshot(store: store, readable: readable, now: now)
+        let snapshot: HealthSnapshot? = locked ? nil : HealthSnapshot(reads: reads, now: now)
         let (waiters, expired) = snapshots.complete(id: id, snapshot: snapshot)
         var actions: [NodeAction] = []
         if snapshot == nil {

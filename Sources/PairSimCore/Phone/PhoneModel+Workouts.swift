@@ -6,7 +6,7 @@ extension PhoneModel {
     mutating func latestWorkoutQuery() -> Workout?? {
         counters.queries += 1
         if locked { return nil }
-        return .some(readable(.workout) ? store.latestWorkout : nil)
+        return .some(reads.latestWorkout)
     }
 
     /// Seed 004's notifier on a workout observer callback (R: D6).
@@ -35,7 +35,7 @@ extension PhoneModel {
 
     /// The Train tab's list as the app would build it now (nil when HealthKit reads fail).
     func workoutList() -> [WorkoutListItem] {
-        let workouts = locked || !readable(.workout) ? [] : store.workouts
+        let workouts = locked ? [] : reads.workouts
         return WorkoutList.build(workouts: workouts, records: records.records)
     }
 
@@ -78,11 +78,11 @@ extension PhoneModel {
                 ? degraded("workoutMissing", "no chart: the HealthKit workout is not there (deleted in Health, or not synced yet)")
                 : degraded("notLinked", "no chart: this record has no HealthKit workout (healthKitWorkoutID is nil)")
         }
-        guard readable(.sample(.heartRate)) else { return degraded("permission", "heart rate: permission needed (allow Heart Rate in Health settings)") }
         counters.queries += 1 // heart-rate samples in the workout's range
-        let samples = store.samples(.heartRate, from: workout.start, to: workout.end)
+        let samples = reads.samples(.heartRate, from: workout.start, to: workout.end)
         guard let summary = HeartRateDetail.summarize(samples, start: workout.start, end: workout.end) else {
-            return degraded("noSamples", "no heart-rate samples for this workout")
+            // The app cannot tell "denied" from "none" (R: H3), so it says both (seed 002's message, as an app can show it).
+            return degraded("noSamples", "no heart-rate data for this workout — check Health permissions (Settings → Health → Data Access)")
         }
         lines.append("heart rate: average \(summary.average.roundedToTenth), max \(summary.maximum.roundedToTenth), min \(summary.minimum.roundedToTenth) bpm — \(summary.values.count) points from \(summary.sampleCount) samples")
         lines += HeartRateChart.render(summary, duration: workout.end - workout.start)
@@ -93,23 +93,39 @@ extension PhoneModel {
         return CommandResult(ok: true, reply: lines.joined(separator: "\n"), actions: [event(.detailLoaded, now, fields)])
     }
 
-    /// `delete-workout <uuid>`: the records always go (synced to the watch); the linked HKWorkout
-    /// goes too if allowed, fire-and-forget — a failure is logged and never blocks (R: D5, H5).
+    /// `delete-workout <uuid>` (seed 002 step 7): the app deletes *one* record — named by its id,
+    /// or the workout's only record — and, if it is linked, the HKWorkout too, fire-and-forget: a
+    /// failure is logged and never blocks the record's deletion (R: D5, H5). Other records of the
+    /// same session stay, and lose their chart. A workout the app holds no record of: only the
+    /// HealthKit delete is tried.
     mutating func deleteWorkout(_ target: String, now: EmulatedInstant) throws(CommandError) -> CommandResult {
-        guard let id = UUID(text: target) else { throw CommandError("delete-workout: \"\(target)\" is not a UUID") }
-        let direct = records.records.filter { $0.id == id || $0.healthKitWorkoutID == id }
-        let workoutID = store.workout(id) != nil ? id : direct.compactMap(\.healthKitWorkoutID).first
-        // Deleting one record of a session deletes the session: every record linked to its workout.
-        let matching = workoutID.map { linked in records.records.filter { $0.id == id || $0.healthKitWorkoutID == linked } } ?? direct
-        guard !matching.isEmpty || workoutID != nil else { throw CommandError("delete-workout: no workout or record \(target)") }
+        if target == "latest" {
+            // The newest item of the Train list: its last record, or its workout when it has none.
+            guard let item = workoutList().first else { throw CommandError("delete-workout: no workouts yet") }
+            return try deleteWorkout((item.records.last?.id ?? item.id).text, now: now)
+        }
+        guard let id = UUID(text: target) else { throw CommandError("delete-workout: \"\(target)\" is not a UUID (or 'latest')") }
+        var record = records.records.first { $0.id == id }
+        if record == nil {
+            let linked = records.records.filter { $0.healthKitWorkoutID == id }.sorted { ($0.start, $0.id.text) < ($1.start, $1.id.text) }
+            if linked.count > 1 {
+                let names = linked.prefix(5).map(\.id.text).joined(separator: ", ") + (linked.count > 5 ? ", …" : "")
+                throw CommandError("delete-workout: \(linked.count) records share workout \(target); the app deletes one record at a time — name one: \(names)")
+            }
+            record = linked.first
+        }
+        let workoutID = record.map(\.healthKitWorkoutID) ?? (store.workout(id) != nil ? id : nil)
+        guard record != nil || workoutID != nil else { throw CommandError("delete-workout: no workout or record \(target)") }
         var actions: [NodeAction] = []
         var reply: [String] = []
-        if !matching.isEmpty {
-            let (removed, ops) = records.delete(matching.map(\.id))
+        if let record {
+            let (removed, ops) = records.delete([record.id])
             actions += ops.map(NodeAction.persist)
             actions += StoreEvents.records(saved: [], deleted: removed, node: .phone, now: now)
             actions += exportLater(deleted: removed, now: now)
-            reply.append("deleted \(removed.count) record(s)")
+            reply.append("deleted record \(record.id.text)")
+            let siblings = workoutID.map { linked in records.records.filter { $0.healthKitWorkoutID == linked }.count } ?? 0
+            if siblings > 0 { reply.append("\(siblings) other record(s) of the session stay") }
         }
         if let workoutID {
             let failure: String?
@@ -123,14 +139,42 @@ extension PhoneModel {
                 actions.append(event(.hkDeleteFailed, now, level: .warning, ["uuid": .string(workoutID.text), "reason": .string(failure)]))
                 reply.append("HealthKit workout not deleted: \(failure)")
             } else {
-                let deletion = HealthObjectsBatch(deleted: [DeletedObject(uuid: workoutID, type: .workout)])
-                let (changed, stored) = saveToStore(deletion, now: now)
-                actions += stored + healthDataChanged(changed, now: now)
-                actions += sync.sendIfRoom(.healthkit, kind: .objects, body: deletion.body, summary: deletion.summary, now: now)
+                actions += deleteFromHealthKit(workoutID, now: now)
                 reply.append("deleted HealthKit workout \(workoutID.text)")
             }
         }
         return CommandResult(ok: true, reply: reply.joined(separator: "; "), actions: actions)
+    }
+
+    /// `delete-in-health <uuid>`: the user deletes a workout in the Health app (as any other app
+    /// could): the HKWorkout goes on both devices, the app's records stay and show no chart (seed 002).
+    mutating func deleteInHealth(_ target: String, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        guard !locked else { throw CommandError("delete-in-health: the device is locked; unlock first") }
+        if target == "latest" {
+            guard let latest = store.latestWorkout else { throw CommandError("delete-in-health: no HealthKit workout on the phone") }
+            return try deleteInHealth(latest.uuid.text, now: now)
+        }
+        guard let id = UUID(text: target) else { throw CommandError("delete-in-health: \"\(target)\" is not a UUID (or 'latest')") }
+        guard store.workout(id) != nil else { throw CommandError("delete-in-health: no HealthKit workout \(target) on the phone") }
+        let kept = records.records.filter { $0.healthKitWorkoutID == id }.count
+        return CommandResult(ok: true, reply: "deleted workout \(target) in Apple Health; \(kept) record(s) linked to it stay",
+                             actions: deleteFromHealthKit(id, now: now))
+    }
+
+    /// Deletes a workout from the phone's HealthKit and syncs the deletion to the watch.
+    mutating func deleteFromHealthKit(_ id: UUID, now: EmulatedInstant) -> [NodeAction] {
+        let deletion = HealthObjectsBatch(deleted: [DeletedObject(uuid: id, type: .workout)])
+        let (changed, stored) = saveNoticing(deletion, now: now)
+        return stored + healthDataChanged(changed, now: now)
+            + sync.sendIfRoom(.healthkit, kind: .objects, body: deletion.body, summary: deletion.summary, now: now)
+    }
+
+    /// `fail-next-save`: HealthKit refuses this app's next save; true (and one failure used) if so.
+    mutating func takeSaveFailure(_ source: ObjectSource, now: EmulatedInstant) -> [NodeAction]? {
+        guard source == .phoneApp, saveFailures > 0 else { return nil }
+        saveFailures -= 1
+        return [event(.hkSaveFailed, now, level: .warning, ["reason": "injected failure (fail-next-save)",
+                                                           "remaining": .int(Int64(saveFailures))])]
     }
 
     /// Queues record changes for the phone's CloudKit export to the watch.
@@ -152,8 +196,11 @@ extension PhoneModel {
 
     /// Another app (or this app, by hand) writes to the phone's HealthKit; it syncs to the watch too.
     mutating func writeOnPhone(_ batch: HealthObjectsBatch, records made: [ExerciseRecord], now: EmulatedInstant) -> [NodeAction] {
-        var actions = ingest(batch, now: now)
-        actions += sync.sendIfRoom(.healthkit, kind: .objects, body: batch.body, summary: batch.summary, now: now)
+        var actions: [NodeAction] = []
+        if !batch.isEmpty {
+            actions += ingest(batch, now: now)
+            actions += sync.sendIfRoom(.healthkit, kind: .objects, body: batch.body, summary: batch.summary, now: now)
+        }
         if !made.isEmpty {
             let (saved, ops) = records.save(made)
             actions += ops.map(NodeAction.persist)

@@ -31,6 +31,8 @@ public struct PhoneModel: NodeModel {
     // The app and its process
     public internal(set) var app: AppState = .notRunning
     public internal(set) var locked = false
+    /// The app was on screen when the device locked: unlocking brings it back (R: L1).
+    public internal(set) var frontmostAtLock = false
     /// Increases whenever the app stops executing (suspend, terminate, force quit): work it had
     /// in progress (handlers, fetches) is dropped.
     public internal(set) var execution = 0
@@ -47,12 +49,12 @@ public struct PhoneModel: NodeModel {
     public internal(set) var delivery: BackgroundDelivery
     /// `miss-completion`: the app skips this many upcoming completion calls per type.
     public internal(set) var missCompletions: [ObjectType: Int] = [:]
+    /// `fail-next-save`: HealthKit refuses this many of the app's next saves.
+    public internal(set) var saveFailures = 0
     /// Objects that arrived while locked, merged at unlock (R: H4).
     public internal(set) var lockBuffer = HealthObjectsBatch()
     /// Types whose wakes wait for unlock (when `wakeWhileLocked` is off).
     var deferredUntilUnlock: [ObjectType] = []
-    /// The app's anchors per type for anchored queries (R: H2).
-    public internal(set) var anchors: [ObjectType: Int64] = [:]
 
     // The app's refresh machinery and workout features
     public internal(set) var coordinator: RefreshCoordinator
@@ -87,8 +89,8 @@ public struct PhoneModel: NodeModel {
         .emit(Event(at: now, node: .phone, name, level: level, fields: fields))
     }
 
-    /// True if the app may read `type` (a denied read looks like no data, R: H3).
-    public func readable(_ type: ObjectType) -> Bool { !denied.contains(type) }
+    /// What HealthKit lets the app read now (a denied read looks like only the app's own data, R: H3).
+    public var reads: HealthReads { HealthReads(store: store, denied: denied) }
 
     public var nextDeadline: EmulatedInstant? {
         [sync.nextDeadline, timers.peekDeadline].compactMap { $0 }.min()

@@ -1,5 +1,5 @@
 /// What the app's `SharedHealthDataService` returns: the values the tabs show, read from HealthKit
-/// (a denied type reads as no data, R: H3).
+/// (a type the app may not read shows only the app's own data, R: H3).
 public struct HealthSnapshot: Hashable, Sendable {
     public var hrv: Double?
     public var restingHeartRate: Double?
@@ -18,30 +18,23 @@ public struct HealthSnapshot: Hashable, Sendable {
     /// One query per observed type.
     public static let queryCount = ObjectType.observed.count
 
-    /// Reads the snapshot from `store`, honouring read authorization.
-    public init(store: HealthStore, readable: (ObjectType) -> Bool, now: EmulatedInstant) {
+    /// Reads the snapshot through what HealthKit lets the app see.
+    public init(reads: HealthReads, now: EmulatedInstant) {
         takenAt = now
-        func latest(_ type: SampleType) -> Double? {
-            readable(.sample(type)) ? store.latestSample(type)?.value : nil
-        }
-        hrv = latest(.heartRateVariabilitySDNN)
-        restingHeartRate = latest(.restingHeartRate)
-        bodyMass = latest(.bodyMass)
-        bodyFat = latest(.bodyFatPercentage)
-        bmi = latest(.bodyMassIndex)
+        hrv = reads.latestSample(.heartRateVariabilitySDNN)?.value
+        restingHeartRate = reads.latestSample(.restingHeartRate)?.value
+        bodyMass = reads.latestSample(.bodyMass)?.value
+        bodyFat = reads.latestSample(.bodyFatPercentage)?.value
+        bmi = reads.latestSample(.bodyMassIndex)?.value
         let dayAgo = now - .days(1)
-        if readable(.sample(.stepCount)) {
-            let recent = store.samples(.stepCount, from: dayAgo, to: now)
-            steps = recent.isEmpty ? nil : recent.reduce(0) { $0 + $1.value }
+        let recent = reads.samples(.stepCount, from: dayAgo, to: now)
+        steps = recent.isEmpty ? nil : recent.reduce(0) { $0 + $1.value }
+        let asleep = reads.samples(.sleepAnalysis, from: dayAgo, to: now).filter {
+            let stage = SleepStage(rawValue: Int($0.value))
+            return stage != .inBed && stage != .awake
         }
-        if readable(.sample(.sleepAnalysis)) {
-            let asleep = store.samples(.sleepAnalysis, from: dayAgo, to: now).filter {
-                let stage = SleepStage(rawValue: Int($0.value))
-                return stage != .inBed && stage != .awake
-            }
-            sleep = asleep.isEmpty ? nil : asleep.reduce(EmulatedDuration.zero) { $0 + ($1.end - $1.start) }
-        }
-        if readable(.workout) { workouts = store.workouts.reversed() }
+        sleep = asleep.isEmpty ? nil : asleep.reduce(EmulatedDuration.zero) { $0 + ($1.end - $1.start) }
+        workouts = reads.workouts.reversed()
     }
 
     /// The fields a tab shows, for `tab.loaded`.
