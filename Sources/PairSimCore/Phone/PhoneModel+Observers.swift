@@ -71,7 +71,7 @@ extension PhoneModel {
         [event(.observerMissing, now, level: .warning, [
             "type": .string(type.name),
             "reason": .string(config.app.registerObserversAtLaunch
-                ? "no observer query for this type (read not authorized)"
+                ? "no observer query for this type is registered"
                 : "the app registers observer queries only when its UI appears (registerObserversAtLaunch: false); this background launch has none, so the wake is ignored and its completion never called"),
         ])]
     }

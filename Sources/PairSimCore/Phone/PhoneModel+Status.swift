@@ -2,7 +2,7 @@
 extension PhoneModel {
     func status(now: EmulatedInstant) -> String {
         var lines = ["phone at \(now) seed \(seed)"]
-        var appLine = "app: \(app.rawValue)\(locked ? ", device LOCKED" : "")"
+        var appLine = "app: \(app.rawValue)\(locked ? ", device LOCKED" + (frontmostAtLock ? " (app on screen at lock)" : "") : "")"
         if let end = budgetEndsAt { appLine += ", budget until \(end)" }
         if let since = backgroundSince, !app.isOnScreen { appLine += ", off screen since \(since)" }
         lines.append(appLine)
@@ -20,6 +20,7 @@ extension PhoneModel {
             delivered.append(text)
         }
         lines.append("background delivery: " + delivered.joined(separator: "; "))
+        if saveFailures > 0 { lines.append("HealthKit will refuse the app's next \(saveFailures) save(s)") }
         if !missCompletions.isEmpty {
             lines.append("will miss completions: " + missCompletions.keys.sorted().map { "\($0.shortName) ×\(missCompletions[$0]!)" }.joined(separator: ", "))
         }
