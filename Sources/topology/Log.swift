@@ -22,9 +22,24 @@ struct Log: ParsableCommand {
     @Flag(help: "Print JSON lines instead of readable ones.")
     var json = false
 
+    @Option(help: ArgumentHelp("Write the (filtered) log as a Chrome Trace Event / Perfetto trace here instead of printing it.", valueName: "file"))
+    var trace: String?
+
     func run() throws {
         if let node, NodeName(rawValue: node) == nil { throw ValidationError("--node must be watch or phone, got \"\(node)\"") }
-        for event in try EventLog.merged(try loadTopology(file)) {
+        let topology = try loadTopology(file)
+        let merged = try EventLog.merged(topology)
+        if let trace {
+            let kept = merged.filter { event in
+                (node == nil || event.node.rawValue == node) && (self.event.map { event.name.hasPrefix($0) } ?? true)
+                    && (grep.map { String(decoding: event.jsonLine, as: UTF8.self).contains($0) } ?? true)
+            }
+            try writeTrace(events: kept, end: kept.last?.at ?? .zero, to: trace,
+                           metadata: ["topology": .string(topology.name), "events": .int(Int64(kept.count))])
+            print("trace: \(trace) (\(kept.count) events; open it in ui.perfetto.dev or chrome://tracing)")
+            return
+        }
+        for event in merged {
             if let node, event.node.rawValue != node { continue }
             if let prefix = self.event, !event.name.hasPrefix(prefix) { continue }
             let line = json ? String(decoding: event.jsonLine, as: UTF8.self) : "\(event.node) │ \(event.humanLine)"

@@ -30,7 +30,10 @@ struct Run: ParsableCommand {
     @Flag(help: "Print each timeline command as it runs.")
     var verbose = false
 
+    @OptionGroup var outputs: ResultOutputs
+
     func run() throws {
+        let started = ContinuousClock.now
         let scenario = try loadScenario(file)
         if let timeScale, let problem = Topology.timeScaleProblem(timeScale) { throw ValidationError(problem) }
         var runner = ScenarioRunner(scenario: scenario, binDirectory: executableDirectory(),
@@ -39,8 +42,15 @@ struct Run: ParsableCommand {
         if verbose { runner.progress = { print($0) } }
         let outcome = try runner.run()
         if let report { try ReportWriter.write(outcome, to: report) }
+        let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "")
+        try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)
         if let report { print("report: \(report)/report.html") }
-        if !outcome.passed { throw ExitCode(1) }
+        if !outcome.passed {
+            print("reproduce with: \(reproduce) (real processes: timing varies from run to run)")
+            throw ExitCode(1)
+        }
     }
+
+    static func number(_ value: Double) -> String { value.rounded() == value ? String(Int64(value)) : String(value) }
 }

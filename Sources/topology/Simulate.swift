@@ -27,7 +27,10 @@ struct Simulate: ParsableCommand {
     @Flag(help: "Print every event as it is logged (readable lines).")
     var events = false
 
+    @OptionGroup var outputs: ResultOutputs
+
     func run() throws {
+        let started = ContinuousClock.now
         let scenario = try loadScenario(file)
         var length: EmulatedDuration?
         if let duration {
@@ -49,11 +52,13 @@ struct Simulate: ParsableCommand {
             scenario: scenario.name, mode: "simulate", seed: simulator.seed, duration: simulator.duration, events: simulator.events,
             verdicts: ExpectationChecker.check(scenario.expectations, events: simulator.events),
             failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phone.store))
+        let reproduce = "topology simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
         if let report { try ReportWriter.write(outcome, to: report) }
+        try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)
         if let report { print("report: \(report)/report.html") }
         if !outcome.passed {
-            print("reproduce with: topology simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? ""))
+            print("reproduce with: \(reproduce)")
             throw ExitCode(1)
         }
     }

@@ -126,8 +126,13 @@ final class PairHarness {
 
     /// Runs the `topology` binary to completion; returns status and output.
     static func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try runProgram(Self.binDirectory + "/topology", arguments)
+    }
+
+    /// Runs a program to its end: its exit status and its stdout and stderr together.
+    static func runProgram(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/topology")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe

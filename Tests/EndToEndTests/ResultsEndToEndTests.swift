@@ -1,0 +1,189 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+
+/// Results where developers already look (R: I1, I2, I3): JUnit for CI, a Perfetto trace, the
+/// report and the comparison page — from the real `topology` binary.
+@Suite("End to end: JUnit, traces, reports", .serialized)
+struct ResultsEndToEndTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let scenarios = root + "/Topologies/scenarios"
+    static let schema = root + "/Tests/Fixtures/junit.xsd"
+
+    static func temporary(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "pairsim-\(name)-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// xmllint (Debian's libxml2-utils, which scripts/test.sh installs) validates against the schema.
+    static func validateJUnit(_ path: String) throws {
+        let xmllint = "/usr/bin/xmllint"
+        guard FileManager.default.isExecutableFile(atPath: xmllint) else {
+            Issue.record("xmllint is not installed (scripts/test.sh installs libxml2-utils)")
+            return
+        }
+        let (status, output) = try PairHarness.runProgram(xmllint, ["--noout", "--schema", schema, path])
+        #expect(status == 0, "\(path) does not validate: \(output)")
+    }
+
+    static func xml(_ path: String) throws -> XMLDocument { try XMLDocument(contentsOf: URL(fileURLWithPath: path)) }
+
+    @Test("simulate --junit: schema-valid, a test case per expectation, failures carry the verdict and the reproduce command",
+          .timeLimit(.minutes(1)))  // R: I1
+    func junitFromSimulate() throws {
+        let dir = try Self.temporary("junit")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let passing = dir + "/passing.xml"
+        #expect(try PairHarness.runTopology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--junit", passing]).status == 0)
+        try Self.validateJUnit(passing)
+        let good = try Self.xml(passing)
+        let suites = try good.nodes(forXPath: "/testsuites/testsuite")
+        #expect(suites.count == 1)
+        #expect(try good.nodes(forXPath: "//testcase").count == 7, "one per expectation of morning-run-pocket")
+        #expect(try good.nodes(forXPath: "//failure").isEmpty)
+        #expect(try good.nodes(forXPath: "//property[@name='emulatedDuration']/@value").first?.stringValue == "2h")
+
+        let file = dir + "/failing.yaml"
+        try """
+            name: failing
+            topology: \(Self.scenarios)/../default.yaml
+            duration: 30m
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+              - { at: 6m, phone: open-workout nonsense }
+            expect:
+              - { never: "phone hk.saved" }
+              - { eventually: "phone hk.saved" }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let failing = dir + "/failing.xml"
+        #expect(try PairHarness.runTopology(["simulate", file, "--seed", "7", "--junit", failing]).status == 1)
+        try Self.validateJUnit(failing)
+        let bad = try Self.xml(failing)
+        #expect(try bad.nodes(forXPath: "/testsuites/@failures").first?.stringValue == "2", "a failed expectation and a failed command")
+        #expect(try bad.nodes(forXPath: "//testcase").count == 3)
+        let failure = try #require(try bad.nodes(forXPath: "//testcase[failure]/failure").first?.stringValue)
+        #expect(failure.contains("✘ never phone hk.saved"))
+        #expect(failure.contains("reproduce with: topology simulate \(file) --seed 7"))
+    }
+
+    @Test("run --junit and --trace on real processes; topology log --trace traces the pair's own logs", .timeLimit(.minutes(2)))  // R: I1, I2
+    func runOutputs() throws {
+        let dir = try Self.temporary("run-outputs")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (status, output) = try PairHarness.runTopology([
+            "run", Self.scenarios + "/foreground-after-refresh.yaml", "--time-scale", "120", "--dir", dir + "/pair",
+            "--junit", dir + "/run.xml", "--trace", dir + "/run.trace.json",
+        ])
+        #expect(status == 0, "\(output)")
+        try Self.validateJUnit(dir + "/run.xml")
+        #expect(try Self.xml(dir + "/run.xml").nodes(forXPath: "//property[@name='mode']/@value").first?.stringValue == "run")
+        try TraceRules.check(dir + "/run.trace.json")
+        let logged = try PairHarness.runTopology(["log", dir + "/pair/topology.yaml", "--trace", dir + "/log.trace.json"])
+        #expect(logged.status == 0, "\(logged.output)")
+        let events = try TraceRules.check(dir + "/log.trace.json")
+        #expect(events.contains { $0["ph"] as? String == "B" && $0["name"] as? String == "foreground" })
+    }
+
+    @Test("the trace follows the format's rules and shows states, wakes, handlers, fetches, messages and counters",
+          .timeLimit(.minutes(1)))  // R: I2
+    func traceRules() throws {
+        let dir = try Self.temporary("trace")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/trace.json"
+        #expect(try PairHarness.runTopology(["simulate", Self.scenarios + "/locked-wake-while-locked.yaml", "--trace", path]).status == 0)
+        let events = try TraceRules.check(path)
+        func named(_ phase: String, _ name: String) -> Bool { events.contains { $0["ph"] as? String == phase && ($0["name"] as? String ?? "").hasPrefix(name) } }
+        for state in ["foreground", "background", "suspended", "locked"] { #expect(named("B", state), "no \(state) span") }
+        #expect(named("X", "wake workout") && named("X", "handler workout") && named("X", "fetch #") && named("X", "load "))
+        #expect(named("s", "healthkit #") && named("f", "healthkit #") && named("s", "cloudkit #"), "messages as flows")
+        #expect(named("C", "wakes") && named("C", "notifications"))
+        let processes = events.filter { $0["ph"] as? String == "M" && $0["name"] as? String == "process_name" }
+            .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        #expect(Set(processes) == ["watch", "phone"])
+    }
+
+    @Test("report.html draws app-state bands, coloured ticks, causal links and delay histograms; compare puts two runs side by side",
+          .timeLimit(.minutes(2)))  // R: I3, A7
+    func reportAndCompare() throws {
+        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let chromium else {
+            Issue.record("Debian's chromium is not installed (scripts/test.sh installs it)")
+            return
+        }
+        let dir = try Self.temporary("compare")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try PairHarness.runTopology(["simulate", Self.scenarios + "/locked-during-workout.yaml", "--report", dir + "/apple"]).status == 0)
+        #expect(try PairHarness.runTopology(["simulate", Self.scenarios + "/locked-wake-while-locked.yaml", "--report", dir + "/seed004"]).status == 0)
+        let compared = try PairHarness.runTopology(["compare", dir + "/apple", dir + "/seed004", "--output", dir + "/compare.html"])
+        #expect(compared.status == 0, "\(compared.output)")
+        func dom(_ page: String) throws -> String {
+            try PairHarness.runProgram(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir)/profile", "--dump-dom", "file://\(page)"]).output
+        }
+        let report = try dom(dir + "/apple/report.html")
+        for state in ["foreground", "suspended", "locked"] { #expect(report.contains("data-band=\"\(state)\""), "no \(state) band") }
+        for kind in ["workout", "sync", "store", "lifecycle", "user"] { #expect(report.contains("data-kind=\"\(kind)\""), "no \(kind) ticks") }
+        #expect(report.contains("class=\"causal\" data-link=\""), "no causal link")
+        #expect(report.contains("data-histogram=\"healthkit\"") && report.contains("data-histogram=\"cloudkit\""))
+        #expect(report.contains("<th>wakes</th>"))
+        let page = try dom(dir + "/compare.html")
+        #expect(page.components(separatedBy: "class=\"compare-timeline\"").count == 3, "two timelines")
+        #expect(page.contains("data-counter=\"wakes\"") && page.contains("data-counter=\"notifications\""))
+        #expect(page.contains("Compare: apple vs seed004"))
+        // The comparison reads its inputs back: a directory that is not a report is refused clearly.
+        let refused = try PairHarness.runTopology(["compare", dir + "/apple", dir + "/nothing"])
+        #expect(refused.status != 0 && refused.output.contains("summary.json: not found"), "\(refused.output)")
+    }
+}
+
+/// The Chrome Trace Event format's rules, as ui.perfetto.dev and chrome://tracing read them.
+enum TraceRules {
+    /// Checks the file and returns its events: required fields per phase, B/E balanced and
+    /// matching per track, timestamps never going back on a track, X durations not negative and
+    /// X slices on one track nested (never half-overlapping), every flow start finished once.
+    @discardableResult
+    static func check(_ path: String) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let events = try #require(root["traceEvents"] as? [[String: Any]])
+        #expect(events.count > 10)
+        var open: [String: [String]] = [:], last: [String: Double] = [:], flows: [Int: Int] = [:]
+        var slices: [String: [Double]] = [:] // per track, the ends of the X slices enclosing the current time
+        for (index, event) in events.enumerated() {
+            let phase = event["ph"] as? String ?? ""
+            #expect(event["name"] is String && event["pid"] is Int, "event \(index) lacks name or pid")
+            if phase == "M" { continue }
+            guard let ts = event["ts"] as? Double ?? (event["ts"] as? Int).map(Double.init), let tid = event["tid"] as? Int else {
+                Issue.record("event \(index) lacks ts or tid: \(event)")
+                continue
+            }
+            let track = "\(event["pid"]!)/\(tid)"
+            #expect(ts >= last[track, default: -1], "event \(index) goes back in time on track \(track)")
+            last[track] = ts
+            let name = event["name"] as! String
+            switch phase {
+            case "B": open[track, default: []].append(name)
+            case "E":
+                #expect(open[track]?.popLast() == name, "E \(name) at \(ts) does not close the open B on \(track)")
+            case "X":
+                let duration = Double(event["dur"] as? Int ?? -1)
+                #expect(duration >= 0, "X \(name) has no duration")
+                var enclosing = slices[track, default: []]
+                while let end = enclosing.last, end <= ts { enclosing.removeLast() }
+                #expect(enclosing.last.map { ts + duration <= $0 } ?? true, "X \(name) at \(ts) overlaps its enclosing slice on \(track)")
+                enclosing.append(ts + duration)
+                slices[track] = enclosing
+            case "s": flows[event["id"] as? Int ?? -1, default: 0] += 1
+            case "f": flows[event["id"] as? Int ?? -1, default: 0] -= 1
+            case "i", "C": break
+            default: Issue.record("unknown phase \(phase)")
+            }
+        }
+        let unclosed = open.filter { !$0.value.isEmpty }, unpaired = flows.filter { $0.value != 0 }
+        #expect(unclosed.isEmpty, "unclosed spans: \(unclosed)")
+        #expect(unpaired.isEmpty, "unpaired flows: \(unpaired)")
+        return events
+    }
+}
