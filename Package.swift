@@ -8,6 +8,10 @@ let package = Package(
         .executable(name: "watch-node", targets: ["watch-node"]),
         .executable(name: "phone-node", targets: ["phone-node"]),
         .executable(name: "topology", targets: ["topology"]),
+        // The app API: what an app under test imports (docs/APPS.md).
+        .library(name: "PairSimKit", targets: ["PairSimKit"]),
+        // Runs a phone node or a simulation with your own app (Examples/MyHealthApp).
+        .library(name: "PairSimNode", targets: ["PairSimRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,14 +29,20 @@ let package = Package(
             name: "PairSimCore",
             dependencies: [.product(name: "Collections", package: "swift-collections")]
         ),
+        .target(name: "PairSimKit", dependencies: ["PairSimCore"]),
+        // The seeds' app, on PairSimKit only; Swift 5 mode, as most app code is written.
+        .target(name: "ReferenceApp", dependencies: ["PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "DeltaSyncApp", dependencies: ["PairSimKit"], path: "Examples/DeltaSync",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "DeltaSyncApp"]),
         .target(
             name: "PairSimConfig",
-            dependencies: ["PairSimCore", .product(name: "Yams", package: "Yams")]
+            dependencies: ["PairSimCore", "PairSimApps", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "PairSimRuntime",
             dependencies: [
-                "PairSimCore", "PairSimConfig", "PairSimulation", "ZeroMQ",
+                "PairSimCore", "PairSimConfig", "PairSimulation", "PairSimKit", "PairSimApps", "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -42,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "PairSimulation",
-            dependencies: ["PairSimCore", "PairSimConfig", .product(name: "Collections", package: "swift-collections")]
+            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", .product(name: "Collections", package: "swift-collections")]
         ),
         .executableTarget(
             name: "watch-node",
@@ -55,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "topology",
             dependencies: [
-                "PairSimRuntime", "PairSimulation",
+                "PairSimRuntime", "PairSimulation", "PairSimApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,15 +74,16 @@ let package = Package(
         .executableTarget(
             name: "pairsim-bench",
             dependencies: [
-                "PairSimRuntime", "PairSimulation", "ZeroMQ", "CBenchKernels",
+                "PairSimRuntime", "PairSimulation", "PairSimKit", "PairSimApps", "ZeroMQ", "CBenchKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
+        .testTarget(name: "ReferenceAppTests", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "PairSimApps"]),
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "ZeroMQ"]),
-        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimConfig"]),
+        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimConfig", "PairSimApps", "PairSimKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "ZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,7 +5,10 @@ enum PhoneConfigLoader {
     static func parse(_ reader: YAMLReader) throws(ConfigError) -> PhoneConfig {
         let map = try reader.mapping(allowed: ["app", "backgroundDelivery", "healthkit", "authorization", "refresh"])
         var config = PhoneConfig()
-        if let app = map["app"] { config.app = try self.app(app) }
+        if let app = map["app"] {
+            // `app: NAME` chooses the app; `app: { name: NAME, … }` also sets its knobs.
+            if app.isMapping { config.app = try self.app(app) } else { config.app.name = try appName(try app.string(), app) }
+        }
         if let delivery = map["backgroundDelivery"] { config.backgroundDelivery = try backgroundDelivery(delivery) }
         if let healthKit = map["healthkit"] {
             let fields = try healthKit.mapping(allowed: ["tombstoneRetention", "wakeWhileLocked"])
@@ -24,14 +27,23 @@ enum PhoneConfigLoader {
     }
 
     static func app(_ reader: YAMLReader) throws(ConfigError) -> AppConfig {
-        let fields = try reader.mapping(allowed: ["initialState", "registerObserversAtLaunch", "backgroundBudget", "wakeBudget", "handlerDuration"])
+        let fields = try reader.mapping(allowed: ["name", "initialState", "registerObserversAtLaunch", "backgroundBudget", "wakeBudget", "handlerDuration"])
         var app = AppConfig()
+        if let value = fields["name"] { app.name = try appName(try value.string(), value) }
         if let value = fields["initialState"] { app.initialState = AppState(rawValue: try value.choice(["foreground", "notRunning"]))! }
         if let value = fields["registerObserversAtLaunch"] { app.registerObserversAtLaunch = try value.bool() }
         if let value = fields["backgroundBudget"] { app.backgroundBudget = try positive(value) }
         if let value = fields["wakeBudget"] { app.wakeBudget = try positive(value) }
         if let value = fields["handlerDuration"] { app.handlerDuration = try value.duration() }
         return app
+    }
+
+    /// An app name: letters, digits and dashes (the build's catalog is checked when a node starts).
+    static func appName(_ name: String, _ reader: YAMLReader) throws(ConfigError) -> String {
+        guard !name.isEmpty, name.count <= 64, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw reader.error("an app name is letters, digits, - and _ (e.g. reference, delta-sync), got \"\(name.prefix(40))\"")
+        }
+        return name
     }
 
     static func backgroundDelivery(_ reader: YAMLReader) throws(ConfigError) -> BackgroundDeliveryConfig {

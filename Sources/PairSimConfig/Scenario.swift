@@ -8,6 +8,14 @@ public struct EventMatcher: Hashable, Sendable, CustomStringConvertible {
     /// An exact event name, or a prefix when written with a trailing `*`.
     public var name: String
     public var isPrefix: Bool
+    /// A name in a namespace PairSim does not use (`myapp.reading`): an app's own event, which a
+    /// scenario may expect. Names in PairSim's namespaces must be documented ones (typos are caught).
+    static func isAppOwn(_ name: String) -> Bool {
+        guard let dot = name.firstIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex else { return false }
+        let namespaces = Set(EventName.allCases.map { String($0.rawValue.prefix { $0 != "." }) })
+        return !namespaces.contains(String(name[..<dot]))
+    }
+
     /// Fields that must have these values (compared as the readable log shows them).
     public var fields: [String: String]
     /// The text it was written as.
@@ -29,7 +37,7 @@ public struct EventMatcher: Hashable, Sendable, CustomStringConvertible {
         let base = prefix ? String(eventName.dropLast()) : eventName
         isPrefix = prefix
         name = base
-        if !prefix, !EventName.allCases.contains(where: { $0.rawValue == base }) {
+        if !prefix, !EventName.allCases.contains(where: { $0.rawValue == base }), !Self.isAppOwn(base) {
             throw CommandError("unknown event \"\(eventName)\" (docs/EVENTS.md lists them; end with * for a prefix)")
         }
         var fields: [String: String] = [:]

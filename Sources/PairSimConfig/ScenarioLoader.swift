@@ -1,19 +1,22 @@
 import Foundation
+import PairSimApps
 import PairSimCore
 import Yams
 
 /// Reads scenario YAML (docs/SCENARIOS.md), refusing anything doubtful with the file, line, key
 /// path and reason.
 public enum ScenarioLoader {
-    public static func load(path: String) throws(ConfigError) -> Scenario {
+    /// Loads a scenario; `appCommands` are the UI actions phone timeline entries may use besides
+    /// the platform's (default: those of every app this build knows).
+    public static func load(path: String, appCommands: [CommandSpec] = AppCatalog.knownActions) throws(ConfigError) -> Scenario {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw ConfigError(file: path, line: nil, path: "", reason: "cannot read the file (\(error.localizedDescription))")
         }
-        return try parse(yaml: text, file: path)
+        return try parse(yaml: text, file: path, appCommands: appCommands)
     }
 
-    public static func parse(yaml text: String, file: String) throws(ConfigError) -> Scenario {
+    public static func parse(yaml text: String, file: String, appCommands: [CommandSpec] = AppCatalog.knownActions) throws(ConfigError) -> Scenario {
         let root = try YAMLReader.root(yaml: text, file: file)
         let map = try root.mapping(allowed: ["name", "description", "topology", "overrides", "duration", "timeline", "expect"],
                                    required: ["name", "topology", "duration"])
@@ -24,7 +27,7 @@ public enum ScenarioLoader {
         var timeline: [(TimelineEntry, Int)] = []
         if let list = map["timeline"] {
             for (index, item) in try list.sequence().enumerated() {
-                for entry in try timelineEntries(item, duration: duration) { timeline.append((entry, index)) }
+                for entry in try timelineEntries(item, duration: duration, appCommands: appCommands) { timeline.append((entry, index)) }
             }
         }
         timeline.sort { ($0.0.at, $0.1) < ($1.0.at, $1.1) }
@@ -80,13 +83,13 @@ public enum ScenarioLoader {
         return .mapping(baseMap)
     }
 
-    static func timelineEntries(_ reader: YAMLReader, duration: EmulatedDuration) throws(ConfigError) -> [TimelineEntry] {
+    static func timelineEntries(_ reader: YAMLReader, duration: EmulatedDuration, appCommands: [CommandSpec]) throws(ConfigError) -> [TimelineEntry] {
         let map = try reader.mapping(allowed: ["at", "every", "from", "until", "watch", "phone"])
         let nodes = NodeName.allCases.filter { map[$0.rawValue] != nil }
         guard nodes.count == 1, let node = nodes.first else { throw reader.error("give exactly one of watch: or phone: with a command") }
         let commandReader = map[node.rawValue]!
         let command = try commandReader.string()
-        try validate(command, node: node, commandReader)
+        try validate(command, node: node, commandReader, appCommands: appCommands)
         switch (map["at"], map["every"]) {
         case (let at?, nil):
             guard map["from"] == nil, map["until"] == nil else { throw reader.error("from/until go with every:, not at:") }
@@ -114,10 +117,10 @@ public enum ScenarioLoader {
     }
 
     /// The command's verb must exist for the node (arguments are checked when it runs).
-    static func validate(_ command: String, node: NodeName, _ reader: YAMLReader) throws(ConfigError) {
+    static func validate(_ command: String, node: NodeName, _ reader: YAMLReader, appCommands: [CommandSpec]) throws(ConfigError) {
         do {
             let parsed = try ParsedCommand(parsing: command)
-            let specs = node == .watch ? WatchModel.commands : PhoneModel.commands
+            let specs = node == .watch ? WatchModel.commands : PhonePlatform.commands + appCommands
             _ = try CommandGrammar.spec(for: parsed.verb, in: specs, node: node)
         } catch {
             throw reader.error(error.message)

@@ -1,5 +1,6 @@
 import PairSimConfig
 import PairSimCore
+import PairSimKit
 
 /// Plays a scenario in one process in virtual time over the same core models the real nodes run,
 /// with in-memory channels (R: P6). Same scenario and seed ⇒ the same event log, byte for byte.
@@ -8,7 +9,9 @@ public struct Simulator {
     public let seed: UInt64
     public let duration: EmulatedDuration
     public private(set) var watch: WatchModel
-    public private(set) var phone: PhoneModel
+    package private(set) var phone: PhoneNode
+    /// The app under test.
+    public let app: AppRegistration
     public private(set) var now = EmulatedInstant.zero
     public private(set) var events: [Event] = []
     /// Frames in flight between the nodes at the current instant (the channel models have applied
@@ -18,15 +21,16 @@ public struct Simulator {
     /// Timeline commands that failed, with why.
     public private(set) var failedCommands: [String] = []
 
-    /// Prepares a run; `seed` and `duration` override the scenario's.
-    public init(scenario: Scenario, seed: UInt64? = nil, duration: EmulatedDuration? = nil) {
+    /// Prepares a run of `app`; `seed` and `duration` override the scenario's.
+    public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil) {
         self.scenario = scenario
         var topology = scenario.topology
         if let seed { topology.seed = seed }
         self.seed = topology.seed
         self.duration = duration ?? scenario.duration
         watch = WatchModel(topology: topology, boot: "sim")
-        phone = PhoneModel(topology: topology, boot: "sim")
+        self.app = app
+        phone = PhoneNode(topology: topology, boot: "sim", app: app)
     }
 
     /// Runs to the end; `progress` is called now and then with the emulated time reached.
@@ -107,6 +111,9 @@ public struct Simulator {
         }
         deliveries.removeAll(keepingCapacity: true)
     }
+
+    /// The phone's HealthKit store at the end (for the report's charts).
+    public var phoneStore: HealthStore { phone.platform.store }
 
     /// The event log as JSON lines: identical bytes for the same scenario and seed.
     public var eventLog: [UInt8] {

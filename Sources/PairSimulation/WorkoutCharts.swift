@@ -1,4 +1,5 @@
 import PairSimCore
+import PairSimKit
 
 /// One workout's heart-rate chart for the report.
 public struct WorkoutChart: Hashable, Sendable {

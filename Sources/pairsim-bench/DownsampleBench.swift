@@ -1,6 +1,7 @@
 import ArgumentParser
 import CBenchKernels
 import PairSimCore
+import PairSimKit
 
 struct DownsampleBench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -32,6 +32,8 @@ struct Run: ParsableCommand {
 
     @OptionGroup var outputs: ResultOutputs
 
+    @OptionGroup var phone: PhoneChoice
+
     func run() throws {
         let started = ContinuousClock.now
         let scenario = try loadScenario(file)
@@ -39,10 +41,12 @@ struct Run: ParsableCommand {
         var runner = ScenarioRunner(scenario: scenario, binDirectory: executableDirectory(),
                                     directory: dir ?? ".pairsim/scenarios/\(scenario.name)-\(getpid())")
         runner.timeScale = timeScale
+        runner.app = phone.app
+        runner.phoneBinary = try phone.binary()
         if verbose { runner.progress = { print($0) } }
         let outcome = try runner.run()
         if let report { try ReportWriter.write(outcome, to: report) }
-        let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "")
+        let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "") + phone.reproduceArguments
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)
         if let report { print("report: \(report)/report.html") }

@@ -30,6 +30,8 @@ struct Up: ParsableCommand {
     @Flag(help: "Start both nodes from nothing: delete their saved state and event logs first.")
     var fresh = false
 
+    @OptionGroup var phone: PhoneChoice
+
     func run() throws {
         var topology = try loadTopology(file)
         if let timeScale {
@@ -41,6 +43,8 @@ struct Up: ParsableCommand {
             color: color == "always" || (color == "auto" && isatty(STDOUT_FILENO) != 0))
         options.readStdin = !noStdin
         options.fresh = fresh
+        options.app = phone.app
+        options.phoneBinary = try phone.binary()
         let status = PairSupervisor(options: options).run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -21,7 +21,7 @@ struct DocsTests {
     @Test("every command is in docs/COMMANDS.md")  // R: P3
     func commands() throws {
         let text = try Self.doc("COMMANDS.md")
-        for spec in WatchModel.commands + PhoneModel.commands {
+        for spec in WatchModel.commands + PhonePlatform.commands {
             #expect(text.contains("`\(spec.verb)"), "\(spec.verb) is not documented")
         }
     }

@@ -94,6 +94,9 @@ struct ScenarioFileTests {
         #expect(try EventMatcher(parsing: "notification.*").matches(event))
         #expect(try !EventMatcher(parsing: "watch notification.posted").matches(event))
         #expect(try !EventMatcher(parsing: "phone notification.posted uuid=B").matches(event))
-        #expect(throws: CommandError.self) { try EventMatcher(parsing: "phone nonsense.event") }
+        #expect(throws: CommandError.self) { try EventMatcher(parsing: "phone hk.savd") }
+        #expect(throws: CommandError.self) { try EventMatcher(parsing: "phone nonsense") }
+        // R: A4: an app's own events live outside PairSim's namespaces and may be expected.
+        #expect(try EventMatcher(parsing: "phone myapp.reading hrv=41").name == "myapp.reading")
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import PairSimApps
 import PairSimCore
+import PairSimKit
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
@@ -13,7 +15,7 @@ struct SimulatorTests {
     @Test("the same seed gives a byte-identical event log; another seed differs")  // R: P6
     func deterministic() throws {
         let week = try Self.scenario("week-of-normal-life")
-        var a = Simulator(scenario: week, seed: 11), b = Simulator(scenario: week, seed: 11), c = Simulator(scenario: week, seed: 12)
+        var a = Simulator(week, seed: 11), b = Simulator(week, seed: 11), c = Simulator(week, seed: 12)
         a.run()
         b.run()
         c.run()
@@ -25,16 +27,33 @@ struct SimulatorTests {
     @Test("every scenario in the library passes in simulation", arguments: Repository.scenarioFiles)  // R: P6
     func library(file: String) throws {
         let scenario = try ScenarioLoader.load(path: Repository.scenarios + "/" + file)
-        var simulator = Simulator(scenario: scenario)
+        var simulator = Simulator(scenario)
         simulator.run()
         let verdicts = ExpectationChecker.check(scenario.expectations, events: simulator.events)
         for verdict in verdicts { #expect(verdict.passed, "\(file): \(verdict.line)") }
         #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
     }
 
+    // R: A3, A4, A7
+    @Test("the delta-sync app plays every library scenario: no misbehaviour, its own costs counted", arguments: Repository.scenarioFiles)
+    func deltaSyncLibrary(file: String) throws {
+        let scenario = try ScenarioLoader.load(path: Repository.scenarios + "/" + file)
+        var simulator = Simulator(scenario, app: "delta-sync")
+        simulator.run()
+        #expect(!simulator.events.contains { $0.name == "app.misbehaved" }, "\(file)")
+        // The reference app's UI actions are not delta-sync's: those, and only those, are refused.
+        let theirs = ["open-workout", "delete-workout", "log-workout"]
+        let foreign = simulator.failedCommands.filter { command in !theirs.contains { command.contains(" \($0) ") || command.hasSuffix(" \($0)") } }
+        #expect(foreign.isEmpty, "\(file): \(foreign)")
+        let stopped = try #require(simulator.events.last { $0.node == .phone && $0.name == "node.stopped" })
+        #expect(stopped["queries"] != nil && stopped["objectsRead"] != nil)
+        #expect(simulator.events.contains { $0.name == "delta.fetched" && $0.byApp }, "\(file): it fetched with anchored queries")
+        #expect(!simulator.events.contains { $0.name == "snapshot.fetch" }, "it never fetches whole snapshots")
+    }
+
     @Test("a duration override stops the run there")  // R: P6
     func durationOverride() throws {
-        var simulator = Simulator(scenario: try Self.scenario("week-of-normal-life"), duration: .days(1))
+        var simulator = Simulator(try Self.scenario("week-of-normal-life"), duration: .days(1))
         simulator.run()
         #expect(simulator.events.last!.at == .zero + .days(1))
         #expect(simulator.events.filter { $0.name == "workout.finished" }.count == 1)
@@ -43,11 +62,11 @@ struct SimulatorTests {
     @Test("the summary counts what the report needs")  // R: P6, C12
     func summary() throws {
         let scenario = try Self.scenario("morning-run-pocket")
-        var simulator = Simulator(scenario: scenario)
+        var simulator = Simulator(scenario)
         simulator.run()
         let outcome = ScenarioOutcome(scenario: scenario.name, mode: "simulate", seed: simulator.seed, duration: simulator.duration,
                                       events: simulator.events, verdicts: ExpectationChecker.check(scenario.expectations, events: simulator.events),
-                                      failedCommands: [], charts: WorkoutCharts.make(simulator.phone.store))
+                                      failedCommands: [], charts: WorkoutCharts.make(simulator.phoneStore))
         let summary = outcome.summary
         #expect(summary["passed"] == true)
         #expect(summary["counters"]?["wakes"] == 1)
@@ -55,5 +74,12 @@ struct SimulatorTests {
         #expect((summary["channels"]?["healthkit"]?["messages"]?.intValue ?? 0) > 0)
         #expect((summary["channels"]?["cloudkit"]?["bytes"]?.intValue ?? 0) > 0)
         #expect(outcome.charts.count == 1 && outcome.charts[0].summary != nil)
+    }
+}
+
+extension Simulator {
+    /// A run with one of the build's apps (the reference app unless said).
+    init(_ scenario: Scenario, app: String = "reference", seed: UInt64? = nil, duration: EmulatedDuration? = nil) {
+        self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology), seed: seed, duration: duration)
     }
 }

@@ -16,13 +16,16 @@ public struct Event: Hashable, Sendable {
     /// Named values, in a fixed order.
     public var fields: JSONObject
     public var level: Level
+    /// Logged by the app under test (through PairSimKit), not by the platform (R: A1).
+    public var byApp: Bool
 
-    public init(at: EmulatedInstant, node: NodeName, name: String, level: Level = .info, fields: JSONObject = [:]) {
+    public init(at: EmulatedInstant, node: NodeName, name: String, level: Level = .info, fields: JSONObject = [:], byApp: Bool = false) {
         self.at = at
         self.node = node
         self.name = name
         self.fields = fields
         self.level = level
+        self.byApp = byApp
     }
 
     /// The field `key`, if present.
@@ -37,6 +40,7 @@ extension Event {
         object.append("time", .string(at.description))
         object.append("node", .string(node.rawValue))
         object.append("event", .string(name))
+        if byApp { object.append("by", "app") }
         if level != .info { object.append("level", .string(level.rawValue)) }
         for member in fields.members { object.append(member.key, member.value) }
         return JSONWriter.bytes(.object(object))
@@ -50,16 +54,18 @@ extension Event {
               let name = object["event"]?.stringValue
         else { throw JSONError(offset: 0, reason: "not an event line (needs t, node, event)") }
         var fields = JSONObject()
-        for member in object.members where !["t", "time", "node", "event", "level"].contains(member.key) {
+        for member in object.members where !["t", "time", "node", "event", "by", "level"].contains(member.key) {
             fields.append(member.key, member.value)
         }
         let level = object["level"]?.stringValue.flatMap(Level.init(rawValue:)) ?? .info
-        self.init(at: EmulatedInstant(milliseconds: t), node: node, name: name, level: level, fields: fields)
+        self.init(at: EmulatedInstant(milliseconds: t), node: node, name: name, level: level, fields: fields,
+                  byApp: object["by"]?.stringValue == "app")
     }
 
-    /// The readable form: `00:02:03.450 hk.saved uuid=… kind=workout`.
+    /// The readable form: `00:02:03.450 hk.saved uuid=… kind=workout`; the app's own events read
+    /// `00:02:03.450 app› coordinator.refresh source=foreground`.
     public var humanLine: String {
-        var text = "\(at) \(name)"
+        var text = byApp ? "\(at) app› \(name)" : "\(at) \(name)"
         for member in fields.members {
             text += " \(member.key)=\(Event.humanValue(member.value))"
         }

@@ -35,6 +35,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case authChanged = "auth.changed"
     // App lifecycle
     case appState = "app.state"
+    case appMisbehaved = "app.misbehaved"
     case deviceLocked = "device.locked"
     case deviceUnlocked = "device.unlocked"
     // Observers and background delivery
@@ -65,6 +66,9 @@ public enum EventName: String, CaseIterable, Sendable {
     case notificationSuppressed = "notification.suppressed"
     case detailLoaded = "detail.loaded"
     case detailDegraded = "detail.degraded"
+    // The delta-sync example app
+    case deltaFetched = "delta.fetched"
+    case deltaFailed = "delta.failed"
     // Sync and wire
     case syncSent = "sync.sent"
     case syncLost = "sync.lost"

@@ -23,6 +23,10 @@ public final class PairSupervisor: Sendable {
         public var readStdin: Bool = true
         /// Pass `--fresh` to both nodes.
         public var fresh: Bool = false
+        /// The phone's app (`--app`); nil: the topology's.
+        public var app: String?
+        /// Another phone-node executable (a developer's own, `--phone-bin`).
+        public var phoneBinary: String?
 
         public init(topology: Topology, topologyPath: String, binDirectory: String, color: Bool) {
             self.topology = topology
@@ -80,11 +84,11 @@ public final class PairSupervisor: Sendable {
         let sources = installSignalHandlers()
         defer { sources.forEach { $0.cancel() } }
         for node in NodeName.allCases {
-            let executable = "\(options.binDirectory)/\(node)-node"
+            let executable = node == .phone ? options.phoneBinary ?? "\(options.binDirectory)/phone-node" : "\(options.binDirectory)/\(node)-node"
             let arguments = ["--topology", options.topologyPath, "--epoch", String(epoch),
                              "--time-scale", String(options.topology.timeScale), "--no-stdin",
                              "--parent-pid", String(getpid()), "--color", options.color ? "always" : "never"]
-                + (options.fresh ? ["--fresh"] : [])
+                + (options.fresh ? ["--fresh"] : []) + (node == .phone ? options.app.map { ["--app", $0] } ?? [] : [])
             do {
                 let prefix = self.prefix(node.rawValue)
                 children[node] = try ChildProcess(name: node.rawValue, executable: executable, arguments: arguments,

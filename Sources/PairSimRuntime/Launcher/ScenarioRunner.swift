@@ -17,6 +17,10 @@ public struct ScenarioRunner {
     public var directory: String
     /// Called with each line worth showing as the run goes.
     public var progress: (String) -> Void = { _ in }
+    /// The phone's app (`--app`); nil: the topology's.
+    public var app: String?
+    /// Another phone-node executable (a developer's own, `--phone-bin`).
+    public var phoneBinary: String?
 
     public init(scenario: Scenario, binDirectory: String, directory: String) {
         self.scenario = scenario
@@ -37,9 +41,9 @@ public struct ScenarioRunner {
         }
         for node in NodeName.allCases {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "\(binDirectory)/\(node)-node")
+            process.executableURL = URL(fileURLWithPath: node == .phone ? phoneBinary ?? "\(binDirectory)/phone-node" : "\(binDirectory)/\(node)-node")
             process.arguments = ["--topology", topologyPath, "--epoch", String(clock.epochUnixMilliseconds), "--no-stdin", "--quiet",
-                                 "--fresh", "--parent-pid", String(getpid())]
+                                 "--fresh", "--parent-pid", String(getpid())] + (node == .phone ? app.map { ["--app", $0] } ?? [] : [])
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             try process.run()

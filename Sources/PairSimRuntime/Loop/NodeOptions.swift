@@ -1,4 +1,5 @@
 import PairSimCore
+import PairSimKit
 
 /// Everything a node process needs to run, gathered by the executable from its options.
 public struct NodeOptions: Sendable {
@@ -15,6 +16,8 @@ public struct NodeOptions: Sendable {
     public var color: Bool
     /// Start from nothing: remove the data directory's state and event log first.
     public var fresh: Bool = false
+    /// The phone's app under test (nil for the watch).
+    public var app: AppRegistration?
 
     public init(node: NodeName, topology: Topology, clock: EmulatedClock, readStdin: Bool = true,
                 parentPID: Int32? = nil, echo: Bool = true, color: Bool = false) {

@@ -2,8 +2,10 @@
 import Glibc
 #endif
 import ArgumentParser
+import PairSimApps
 import PairSimConfig
 import PairSimCore
+import PairSimKit
 
 /// Command-line options shared by `watch-node` and `phone-node`.
 public struct NodeArguments: ParsableArguments {
@@ -28,6 +30,9 @@ public struct NodeArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Colour stdout: auto (when a terminal), always, never.", valueName: "when"))
     public var color: String = "auto"
 
+    @Option(help: ArgumentHelp("phone-node: the app under test, by name (default: the topology's phone.app, else reference); `topology apps` lists them.", valueName: "name"))
+    public var app: String?
+
     @Option(help: ArgumentHelp("Stop when this process is no longer the parent (set by the launcher so nodes never outlive it).", valueName: "pid"))
     public var parentPid: Int32?
 
@@ -40,8 +45,9 @@ public struct NodeArguments: ParsableArguments {
         }
     }
 
-    /// Loads the topology and builds the node's options.
-    public func options(for node: NodeName) throws -> NodeOptions {
+    /// Loads the topology and builds the node's options; the phone's app is looked up among the
+    /// build's apps and `extraApps` (a developer's own node adds theirs).
+    public func options(for node: NodeName, extraApps: [AppRegistration] = []) throws -> NodeOptions {
         let loaded: Topology
         do {
             loaded = try TopologyLoader.load(path: topology)
@@ -56,6 +62,15 @@ public struct NodeArguments: ParsableArguments {
                                   clock: EmulatedClock(epochUnixMilliseconds: epoch, timeScale: topology.timeScale),
                                   readStdin: !noStdin, parentPID: parentPid, echo: !quiet, color: useColor)
         options.fresh = fresh
+        if node == .phone {
+            do {
+                options.app = try AppCatalog.registration(named: app ?? topology.phone.app.name, topology: topology, extra: extraApps)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        } else if app != nil {
+            throw ValidationError("--app is for phone-node (the watch runs PairSim's watch app)")
+        }
         return options
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PairSimCore
+import PairSimKit
 import ServiceLifecycle
 
 /// A node process as a ServiceLifecycle `Service`: starts the node's loop thread, waits for it,
@@ -73,7 +74,7 @@ public enum NodeRunner {
     @Sendable public static func makeModel(_ options: NodeOptions, boot: String) -> any NodeModel {
         switch options.node {
         case .watch: WatchModel(topology: options.topology, boot: boot)
-        case .phone: PhoneModel(topology: options.topology, boot: boot)
+        case .phone: PhoneNode(topology: options.topology, boot: boot, app: options.app!)
         }
     }
 

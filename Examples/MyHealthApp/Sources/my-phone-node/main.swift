@@ -1,0 +1,6 @@
+import MyHealthApp
+import PairSimRuntime
+
+// `my-phone-node --topology FILE …` runs a phone node with MyHealthApp (and PairSim's own apps);
+// `my-phone-node simulate FILE …` plays a scenario in the simulator with it.
+await PairSimNodeMain.main(apps: [MyHealthApp.registration])

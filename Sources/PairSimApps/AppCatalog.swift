@@ -1,0 +1,65 @@
+import PairSimCore
+import PairSimKit
+import ReferenceApp
+import DeltaSyncApp
+
+/// The apps this build of PairSim knows (`topology apps`), configured from a topology.
+public enum AppCatalog {
+    /// Every app, the reference app first (the default).
+    public static func registrations(for topology: Topology) -> [AppRegistration] {
+        [ReferenceApp.registration(referenceConfig(topology.phone)), DeltaSyncApp.registration(deltaConfig(topology.phone))]
+    }
+
+    /// The app `name` among `registrations(for:)` and `extra`; an unknown name is an error naming them all.
+    public static func registration(named name: String, topology: Topology, extra: [AppRegistration] = []) throws(CommandError) -> AppRegistration {
+        let all = extra + registrations(for: topology)
+        guard let found = all.first(where: { $0.name == name }) else {
+            throw CommandError("unknown app \"\(name)\" (this build knows: \(all.map(\.name).joined(separator: ", ")))")
+        }
+        return found
+    }
+
+    /// Every UI action of the apps this build knows (for checking scenario timelines early).
+    public static let knownActions: [CommandSpec] = {
+        var seen = Set<String>()
+        return (ReferenceApp.actions + DeltaSyncApp.actions).compactMap { action in
+            seen.insert(action.verb).inserted ? CommandSpec(action.verb, action.usage, action.summary) : nil
+        }
+    }()
+
+    /// The reference app's knobs from the topology's `phone:` section.
+    public static func referenceConfig(_ phone: PhoneConfig) -> ReferenceApp.Config {
+        var config = ReferenceApp.Config()
+        config.throttle = .milliseconds(phone.refresh.throttle.milliseconds)
+        config.observerThrottle = .milliseconds(phone.refresh.observerThrottle.milliseconds)
+        config.foregroundOnTimeAway = phone.refresh.foregroundRule == .timeAway
+        config.foregroundAfter = .milliseconds(phone.refresh.foregroundAfter.milliseconds)
+        config.cacheTTL = .milliseconds(phone.refresh.cacheTTL.milliseconds)
+        config.queryCost = .milliseconds(phone.refresh.queryCost.milliseconds)
+        config.tabMapping = phone.refresh.tabMapping
+        config.registerObserversAtLaunch = phone.app.registerObserversAtLaunch
+        config.handlerDuration = .milliseconds(phone.app.handlerDuration.milliseconds)
+        config.frequencies = frequencies(phone)
+        return config
+    }
+
+    public static func deltaConfig(_ phone: PhoneConfig) -> DeltaSyncApp.Config {
+        var config = DeltaSyncApp.Config()
+        config.frequencies = frequencies(phone)
+        return config
+    }
+
+    /// `backgroundDelivery.<type>`: the frequency the app asks for per type.
+    static func frequencies(_ phone: PhoneConfig) -> [String: HKUpdateFrequency] {
+        var result: [String: HKUpdateFrequency] = [:]
+        for (type, frequency) in phone.backgroundDelivery.frequencies {
+            switch frequency {
+            case .immediate: result[type.name] = .immediate
+            case .hourly: result[type.name] = .hourly
+            case .daily: result[type.name] = .daily
+            case .weekly: result[type.name] = .weekly
+            }
+        }
+        return result
+    }
+}

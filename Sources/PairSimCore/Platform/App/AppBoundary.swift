@@ -1,0 +1,95 @@
+import Foundation
+
+/// The line between the platform (what iOS does) and the app (what a developer writes), R: A1.
+/// Everything that crosses it is one of these values: the platform never calls into the app's
+/// code and the app never touches platform state. `PairSimKit` turns them into the
+/// HealthKit-shaped API an app sees.
+
+/// The app's scene phase (SwiftUI's `ScenePhase`).
+public enum ScenePhase: String, Hashable, Sendable {
+    case active, inactive, background
+}
+
+/// What the platform tells the app: UIKit, HealthKit, CloudKit and the user calling in.
+public enum AppCall: Hashable, Sendable {
+    /// The process starts (`didFinishLaunching`); `background` when background delivery launched it.
+    /// `defaults` is what the app stored in its user defaults; `records` its CloudKit-synced records.
+    case launch(background: Bool, defaults: JSONObject, records: [ExerciseRecord])
+    /// The scene phase changed.
+    case scenePhase(ScenePhase)
+    /// An observer query's update handler is called; `completion` identifies its completion handler.
+    case observerUpdate(query: Int, completion: Int)
+    /// A query the app executed finished.
+    case queryResult(id: Int, QueryResult)
+    /// A save, delete, authorization request or background-delivery change finished (`error` nil: success).
+    case done(id: Int, error: String?)
+    /// A timer the app scheduled on its clock is due.
+    case timer(id: Int)
+    /// The user did something in the app's UI (a command the app declared).
+    case userAction(id: Int, command: ParsedCommand)
+    /// The app's CloudKit-synced records changed under it (an import).
+    case recordsChanged(saved: [ExerciseRecord], deleted: [UUID])
+    /// The process ended (terminated or force-quit): the app's memory is gone.
+    case terminated
+}
+
+/// A HealthKit query an app executes (`HKSampleQuery`, `HKAnchoredObjectQuery`).
+public enum QuerySpec: Hashable, Sendable {
+    /// Objects of `type` overlapping `[from, to]`, only `uuids` when given, newest end first or
+    /// oldest start first, at most `limit`.
+    case samples(ObjectType, from: EmulatedInstant?, to: EmulatedInstant?, uuids: [UUID]?, newestFirst: Bool, limit: Int?)
+    /// Objects of `type` added and deleted after `anchor` (nil: from the beginning).
+    case anchored(ObjectType, anchor: Int64?)
+
+    /// The queried type.
+    public var type: ObjectType {
+        switch self {
+        case .samples(let type, _, _, _, _, _), .anchored(let type, _): type
+        }
+    }
+
+    /// `sample` or `anchored`, for events.
+    public var kind: String {
+        if case .anchored = self { return "anchored" }
+        return "sample"
+    }
+}
+
+/// A query's answer.
+public enum QueryResult: Hashable, Sendable {
+    case objects(samples: [HealthSample], workouts: [Workout])
+    case anchored(samples: [HealthSample], workouts: [Workout], deleted: [DeletedObject], anchor: Int64)
+    /// The query failed with this `HKError` code name (e.g. `errorDatabaseInaccessible`).
+    case failed(String)
+}
+
+/// What the app asks of the platform (HealthKit, the notification centre, its clock, CloudKit,
+/// user defaults) or tells it (completions, its log and cost counters, command replies).
+public enum AppRequest: Hashable, Sendable {
+    /// `execute` of an `HKObserverQuery` for `type`; `stop` ends it.
+    case executeObserver(query: Int, type: ObjectType)
+    case stopQuery(Int)
+    /// An observer update's completion handler was called.
+    case complete(Int)
+    /// `execute` of a sample or anchored query; the answer comes back as `queryResult`.
+    case query(id: Int, QuerySpec)
+    case enableBackgroundDelivery(id: Int, ObjectType, DeliveryFrequency)
+    case disableBackgroundDelivery(id: Int, ObjectType)
+    case requestAuthorization(id: Int)
+    case save(id: Int, HealthObjectsBatch)
+    case delete(id: Int, [DeletedObject])
+    case scheduleTimer(id: Int, at: EmulatedInstant)
+    case cancelTimer(Int)
+    case postNotification(title: String, body: String, info: JSONObject)
+    case setDefault(key: String, value: JSON?)
+    case saveRecords([ExerciseRecord])
+    case deleteRecords([UUID])
+    /// An event of the app's own (it is marked as the app's in the log).
+    case log(name: String, level: Event.Level, fields: JSONObject)
+    /// Adds to one of the app's cost counters (summary.json, `status`).
+    case count(String, Int)
+    /// The answer to a `userAction`.
+    case reply(id: Int, ok: Bool, text: String)
+    /// The app broke a rule the platform cannot enforce for it (R: A6): PairSim logs and counts it.
+    case misbehaved(kind: String, detail: String)
+}

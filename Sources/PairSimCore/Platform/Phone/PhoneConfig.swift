@@ -1,0 +1,104 @@
+/// How often HealthKit may wake the app for a type (`HKUpdateFrequency`).
+public enum DeliveryFrequency: String, Hashable, Sendable, CaseIterable {
+    case immediate, hourly, daily, weekly
+
+    /// The least time between two wakes for one type (frequency is a ceiling).
+    public var period: EmulatedDuration {
+        switch self {
+        case .immediate: .zero
+        case .hourly: .hours(1)
+        case .daily: .days(1)
+        case .weekly: .days(7)
+        }
+    }
+}
+
+/// The app on the phone: which one, when it registers things, how much time iOS gives it.
+public struct AppConfig: Hashable, Sendable {
+    /// The app under test, by name (`topology apps` lists them): `reference` by default.
+    public var name = "reference"
+    /// The app's state when phone-node starts: `foreground` (open on screen) or `notRunning`.
+    public var initialState: AppState = .foreground
+    /// Register observer queries in `didFinishLaunching` (right). `false` registers them only when
+    /// the UI first appears: background launches then find no query registered (the classic bug).
+    public var registerObserversAtLaunch = true
+    /// Time a backgrounded app keeps running before iOS suspends it. Apple ("Extending your app's
+    /// background execution time"): an app without a background task is suspended within seconds.
+    public var backgroundBudget: EmulatedDuration = .seconds(5)
+    /// Execution time a background-delivery wake grants (PairSim's choice; Apple gives no number).
+    public var wakeBudget: EmulatedDuration = .seconds(30)
+    /// How long the app's observer handler runs before calling the completion handler.
+    public var handlerDuration: EmulatedDuration = .milliseconds(500)
+
+    public init() {}
+}
+
+/// Background delivery: per-type frequency and HealthKit's retry policy for missed completions.
+public struct BackgroundDeliveryConfig: Hashable, Sendable {
+    /// Seed 001's defaults: HRV, RHR, sleep immediate; the rest hourly.
+    public var frequencies: [ObjectType: DeliveryFrequency] = [
+        .sample(.heartRateVariabilitySDNN): .immediate, .sample(.restingHeartRate): .immediate,
+        .sample(.sleepAnalysis): .immediate, .sample(.stepCount): .hourly, .sample(.bodyMass): .hourly,
+        .sample(.bodyFatPercentage): .hourly, .sample(.bodyMassIndex): .hourly, .workout: .hourly,
+    ]
+    /// First retry after a missed completion; doubles with each consecutive miss.
+    public var retryInitial: EmulatedDuration = .minutes(1)
+    /// Consecutive misses after which delivery for the type stops until the next launch.
+    public var maxMisses = 3
+
+    public init() {}
+
+}
+
+/// The phone's HealthKit daemon.
+public struct HealthKitConfig: Hashable, Sendable {
+    /// Deleted-object tombstones are kept this long for anchored queries.
+    public var tombstoneRetention: EmulatedDuration = .days(7)
+    /// Seed 004's reading: background delivery still wakes the app while the device is locked (its
+    /// queries then fail with databaseInaccessible). Off by default: Apple DTS (forum thread 694223)
+    /// and openradar 40255384 say the app is not launched for new data until the device unlocks.
+    public var wakeWhileLocked = false
+    /// Types the user denied reading (everything else is allowed).
+    public var denied: Set<ObjectType> = []
+
+    public init() {}
+}
+
+/// What decides whether a return to the foreground refreshes (R: C6).
+public enum ForegroundRule: String, Hashable, Sendable, CaseIterable {
+    /// Seed 001 as implemented (and seed 000): every return asks the coordinator, whose throttle
+    /// on `lastRefreshDate` decides. Time spent away plays no part.
+    case lastRefresh
+    /// The earlier reading: only a return after at least `foregroundAfter` away asks for a refresh.
+    case timeAway
+}
+
+/// The app's refresh policy (seeds 000 and 001).
+public struct RefreshConfig: Hashable, Sendable {
+    /// The coordinator accepts at most one refresh per this long (`lastRefreshDate` starts at launch).
+    public var throttle: EmulatedDuration = .seconds(60)
+    /// Observer callbacks of one type within this long: only the first is handled.
+    public var observerThrottle: EmulatedDuration = .seconds(60)
+    /// What a return to the foreground is throttled on.
+    public var foregroundRule = ForegroundRule.lastRefresh
+    /// With `foregroundRule: timeAway`: a return after at least this long away requests a refresh.
+    public var foregroundAfter: EmulatedDuration = .seconds(60)
+    /// Snapshot cache lifetime.
+    public var cacheTTL: EmulatedDuration = .minutes(5)
+    /// Emulated time one HealthKit query takes (a snapshot runs one per observed type).
+    public var queryCost: EmulatedDuration = .milliseconds(150)
+    /// Reload only the tabs that show the changed type (off: every tab reloads).
+    public var tabMapping = false
+
+    public init() {}
+}
+
+/// Phone behaviour settings: the `phone:` section of a topology.
+public struct PhoneConfig: Hashable, Sendable {
+    public var app = AppConfig()
+    public var backgroundDelivery = BackgroundDeliveryConfig()
+    public var healthKit = HealthKitConfig()
+    public var refresh = RefreshConfig()
+
+    public init() {}
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The CloudKit container and the app's synced records (SwiftData + CloudKit, R: S4, W3): records
+/// wait in the container until the app's process runs, then import; the app's own changes leave
+/// in export batches.
+extension PhonePlatform {
+    /// Record changes reach the CloudKit container; the app imports them only while it runs.
+    mutating func receiveRecords(_ batch: RecordsBatch, now: EmulatedInstant) -> [NodeAction] {
+        container.saved.removeAll { saved in batch.deleted.contains(saved.id) || batch.saved.contains { $0.id == saved.id } }
+        container.saved += batch.saved
+        container.deleted += batch.deleted.filter { !container.deleted.contains($0) }
+        if app.isRunning { return importFromContainer(now: now) }
+        var fields = batch.summary
+        fields.append("waiting", .int(Int64(container.saved.count + container.deleted.count)))
+        fields.append("reason", .string("app \(app.rawValue): imports at next launch or foreground"))
+        return [event(.ckPending, now, fields)]
+    }
+
+    /// Imports everything waiting in the container (CKSyncEngine fetch) while the app runs; the
+    /// app hears of the change (SwiftData's live queries).
+    mutating func importFromContainer(now: EmulatedInstant) -> [NodeAction] {
+        guard app.isRunning, !container.isEmpty else { return [] }
+        let batch = container
+        container = RecordsBatch()
+        let (saved, saveOps) = records.save(batch.saved)
+        let (removed, deleteOps) = records.delete(batch.deleted)
+        var actions = (saveOps + deleteOps).map(NodeAction.persist)
+        actions.append(event(.ckImport, now, batch.summary))
+        counters.recordsSaved += saved.count
+        actions += StoreEvents.records(saved: saved, deleted: removed, node: .phone, now: now)
+        if !(saved.isEmpty && removed.isEmpty) { call(.recordsChanged(saved: saved, deleted: removed)) }
+        return actions
+    }
+
+    /// The app saves records: stored, then exported to the watch in the next batch.
+    mutating func saveAppRecords(_ made: [ExerciseRecord], now: EmulatedInstant) -> [NodeAction] {
+        let (saved, ops) = records.save(made)
+        counters.recordsSaved += saved.count
+        return ops.map(NodeAction.persist) + StoreEvents.records(saved: saved, deleted: [], node: .phone, now: now)
+            + exportLater(saved: saved, now: now)
+    }
+
+    /// The app deletes records: gone here, and on the watch after the next export.
+    mutating func deleteAppRecords(_ ids: [UUID], now: EmulatedInstant) -> [NodeAction] {
+        let (removed, ops) = records.delete(ids)
+        return ops.map(NodeAction.persist) + StoreEvents.records(saved: [], deleted: removed, node: .phone, now: now)
+            + exportLater(deleted: removed, now: now)
+    }
+
+    /// Queues record changes for the phone's CloudKit export to the watch.
+    mutating func exportLater(saved: [ExerciseRecord] = [], deleted: [UUID] = [], now: EmulatedInstant) -> [NodeAction] {
+        guard !(saved.isEmpty && deleted.isEmpty) else { return [] }
+        if exporter.add(saved: saved, deleted: deleted, now: now) { return exportRecords(now: now) }
+        if exportToken == nil, let at = exporter.nextExportAt { exportToken = timers.schedule(.export, at: at) }
+        return []
+    }
+
+    mutating func exportRecords(now: EmulatedInstant) -> [NodeAction] {
+        guard !exporter.pending.isEmpty else { return [] }
+        guard sync.hasRoom(.cloudkit) else {
+            exportToken = timers.schedule(.export, at: now + .seconds(5))
+            return [sync.outboxFullEvent(.cloudkit, now: now)]
+        }
+        let batch = exporter.take()
+        return [event(.ckExport, now, batch.summary)] + sync.send(.cloudkit, kind: .records, body: batch.body, summary: batch.summary, now: now)
+    }
+}

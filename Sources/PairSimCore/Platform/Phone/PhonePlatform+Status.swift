@@ -1,0 +1,35 @@
+/// The platform's part of the phone's `status` reply (the app adds its own lines).
+extension PhonePlatform {
+    func status(now: EmulatedInstant) -> String {
+        var lines = ["phone at \(now) seed \(seed)"]
+        var appLine = "app: \(app.rawValue)\(locked ? ", device LOCKED" + (frontmostAtLock ? " (app on screen at lock)" : "") : "")"
+        if let end = budgetEndsAt { appLine += ", budget until \(end)" }
+        if let since = backgroundSince, !app.isOnScreen { appLine += ", off screen since \(since)" }
+        lines.append(appLine)
+        lines.append("observer queries: \(observerQueries.isEmpty ? "none" : observerQueries.map(\.type.shortName).joined(separator: ", "))"
+            + (denied.isEmpty ? "" : "; read denied: \(denied.sorted().map(\.shortName).joined(separator: ", "))"))
+        var delivered: [String] = []
+        for type in ObjectType.observed {
+            guard let state = delivery.state(type) else { continue }
+            var text = "\(type.shortName) \(state.frequency.rawValue)"
+            if !state.enabled { text += " off" }
+            if state.stopped { text += " STOPPED" }
+            if state.consecutiveMisses > 0 { text += " misses \(state.consecutiveMisses)" }
+            if let at = state.wakeAt { text += " wake \(at)" }
+            if state.awaitingCompletion { text += " awaiting completion" }
+            delivered.append(text)
+        }
+        lines.append("background delivery: " + (delivered.isEmpty ? "none enabled" : delivered.joined(separator: "; ")))
+        if saveFailures > 0 { lines.append("HealthKit will refuse the app's next \(saveFailures) save(s)") }
+        lines.append("healthkit store: \(store.workoutCount) workouts, \(store.sampleCount) samples, \(store.tombstones.count) tombstones"
+            + (lockBuffer.isEmpty ? "" : "; \(lockBuffer.itemCount) held until unlock"))
+        lines.append("records: \(records.count)" + (container.isEmpty ? "" : "; \(container.saved.count + container.deleted.count) waiting in CloudKit"))
+        lines += counters.lines
+        for channel in Channel.allCases {
+            let c = sync.counters(channel)
+            lines.append("\(channel): received \(c.receivedMessages) (\(c.receivedBytes) B), duplicates dropped \(c.duplicatesDropped), pending out \(sync.pending(channel))")
+        }
+        lines.append("wire rejected: \(sync.rejected.values.reduce(0, +))")
+        return lines.joined(separator: "\n")
+    }
+}

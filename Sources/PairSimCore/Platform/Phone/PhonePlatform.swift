@@ -1,0 +1,166 @@
+import Foundation
+
+/// The iPhone as Apple's OS makes it (R: A1): the HealthKit store and daemon (authorization as
+/// Apple hides it, the lock, observer queries and their dispatch, background delivery), the app's
+/// lifecycle and execution budgets, the CloudKit container and the app's synced records, the
+/// notification centre — and no app decision. The app under test sits across `AppCall` /
+/// `AppRequest`; `PairSimKit` drives it.
+public struct PhonePlatform: NodeModel {
+    /// Timers the platform sets.
+    public enum Timer: Hashable, Sendable {
+        /// The background execution budget ends: the app is suspended.
+        case budgetEnd
+        /// A background-delivery wake (or retry) for a type is due.
+        case wake(ObjectType)
+        /// Hourly check for expired deleted-object tombstones.
+        case purge
+        /// The phone's CloudKit export batch is due.
+        case export
+        /// A timer the app scheduled on its clock.
+        case app(Int)
+    }
+
+    /// An observer query the running app executed.
+    public struct ObserverQuery: Hashable, Sendable {
+        public var id: Int
+        public var type: ObjectType
+    }
+
+    public let node = NodeName.phone
+    public let topology: Topology
+    public let config: PhoneConfig
+    public let seed: UInt64
+    public internal(set) var sync: SyncEngine
+    public internal(set) var store = HealthStore()
+    /// The app's records (SwiftData with CloudKit sync): kept by the framework, read by the app.
+    public internal(set) var records = RecordStore()
+
+    // The app's process
+    public internal(set) var app: AppState = .notRunning
+    public internal(set) var locked = false
+    /// The app was on screen when the device locked: unlocking brings it back (R: L1).
+    public internal(set) var frontmostAtLock = false
+    var budgetToken: UInt64?
+    public internal(set) var budgetEndsAt: EmulatedInstant?
+    /// When the app last left the screen.
+    public internal(set) var backgroundSince: EmulatedInstant?
+    public internal(set) var denied: Set<ObjectType>
+    /// The app's user defaults (`UserDefaults`): kept across launches and node restarts.
+    public internal(set) var defaults = JSONObject()
+
+    // HealthKit daemon
+    /// Observer queries the running app executed, in order.
+    public internal(set) var observerQueries: [ObserverQuery] = []
+    public internal(set) var delivery: BackgroundDelivery
+    /// Completion handlers handed to the app and not called yet: the type, and whether the update was a wake.
+    var openCompletions: [Int: (type: ObjectType, wake: Bool)] = [:]
+    /// A background launch for this type: the execute callback of its observer is the wake's delivery.
+    var wakeOnLaunch: ObjectType?
+    /// `miss-completion`: the app's next completion calls per type that PairSim swallows.
+    public internal(set) var missCompletions: [ObjectType: Int] = [:]
+    /// `fail-next-save`: HealthKit refuses this many of the app's next saves.
+    public internal(set) var saveFailures = 0
+    /// Objects that arrived while locked, merged at unlock (R: H4).
+    public internal(set) var lockBuffer = HealthObjectsBatch()
+    /// Types whose wakes wait for unlock.
+    var deferredUntilUnlock: [ObjectType] = []
+
+    // The boundary with the app
+    /// Calls for the app, in order; taken by the driver (`takeAppCalls`).
+    var appCalls: [AppCall] = []
+    /// Calls held while the app is suspended: they reach it when it runs again.
+    var heldCalls: [AppCall] = []
+    /// Replies to user actions, by action id.
+    var replies: [Int: (ok: Bool, text: String)] = [:]
+    var nextToken = 0
+    /// The app's clock timers: its id → the platform's timer.
+    var appTimers: [Int: UInt64] = [:]
+
+    /// Records waiting in the CloudKit container until the app runs (R: S4).
+    public internal(set) var container = RecordsBatch()
+    var exporter: CloudKitExporter
+    var exportToken: UInt64?
+    var uuids: UUIDGenerator
+
+    var timers = TimerQueue<Timer>()
+    public internal(set) var counters = PhoneCounters()
+    public internal(set) var restored = false
+
+    public init(topology: Topology, boot: String) {
+        self.topology = topology
+        config = topology.phone
+        seed = topology.seed(for: .phone)
+        sync = SyncEngine(node: .phone, boot: boot, seed: seed, channels: topology.channels,
+                          reliability: topology.reliability, limits: topology.wire)
+        denied = config.healthKit.denied
+        delivery = BackgroundDelivery(config: config.backgroundDelivery)
+        exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
+        uuids = UUIDGenerator(seed: seed, label: "phone.uuids")
+    }
+
+    func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
+        .emit(Event(at: now, node: .phone, name, level: level, fields: fields))
+    }
+
+    /// What HealthKit lets the app read now (a denied read looks like only the app's own data, R: H3).
+    public var reads: HealthReads { HealthReads(store: store, denied: denied) }
+
+    public var nextDeadline: EmulatedInstant? {
+        [sync.nextDeadline, timers.peekDeadline].compactMap { $0 }.min()
+    }
+
+    public mutating func start(now: EmulatedInstant) -> [NodeAction] {
+        var actions = [event(.nodeStarted, now, [
+            "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
+            "timeScale": .double(topology.timeScale), "restored": .bool(restored), "app": .string(app.rawValue),
+        ])]
+        timers.schedule(.purge, at: now + .hours(1))
+        if restored {
+            actions += resumeAfterRestart(now: now)
+        } else if config.app.initialState == .foreground {
+            actions += launch(now: now, reason: "initial")
+        }
+        return actions
+    }
+
+    public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
+        [.publish(sync.helloFrame(now: now))] + sync.peerAppeared(now: now)
+    }
+
+    public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
+        var actions = sync.advance(to: now)
+        while let (timer, _) = timers.popDue(now) {
+            actions += fire(timer, now: now)
+        }
+        return actions
+    }
+
+    public func stop(now: EmulatedInstant) -> [NodeAction] {
+        [event(.nodeStopped, now, counters.json(sync: sync))]
+    }
+
+    mutating func fire(_ timer: Timer, now: EmulatedInstant) -> [NodeAction] {
+        switch timer {
+        case .budgetEnd:
+            budgetToken = nil
+            return budgetExpired(now: now)
+        case .wake(let type):
+            return wake(type, now: now)
+        case .purge:
+            timers.schedule(.purge, at: now + .hours(1))
+            return purgeTombstones(now: now)
+        case .export:
+            exportToken = nil
+            return exportRecords(now: now)
+        case .app(let id):
+            call(.timer(id: id))
+            return []
+        }
+    }
+
+    /// A fresh token for a completion handler, a query or a timer the platform hands out.
+    mutating func token() -> Int {
+        nextToken += 1
+        return nextToken
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+internal import PairSimCore
+
+/// The app's clock: emulated time, the same in a real node and in the simulator (R: A5). Read
+/// `now` instead of `Date()`, and sleep on it instead of `Task.sleep`.
+public struct AppClock: Clock, Sendable {
+    /// A point in emulated time.
+    public struct Instant: InstantProtocol, Sendable {
+        /// Milliseconds since the topology's epoch.
+        public let milliseconds: Int64
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(milliseconds: milliseconds + Int64(duration.components.seconds) * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        public func duration(to other: Instant) -> Duration { .milliseconds(other.milliseconds - milliseconds) }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.milliseconds < rhs.milliseconds }
+        /// As a `Date` (the epoch is 1 January 1970).
+        public var date: Date { Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1_000) }
+    }
+
+    public init() {}
+
+    public var now: Instant { Instant(milliseconds: AppRuntime.require("AppClock.now").now.milliseconds) }
+    /// Now, as a `Date`.
+    public var date: Date { now.date }
+    public var minimumResolution: Duration { .milliseconds(1) }
+
+    /// Suspends the task until emulated time reaches `deadline` (cancellation ends it early).
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let runtime = AppRuntime.require("AppClock.sleep")
+        let box = TimerBox()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                box.continuation = continuation
+                box.id = runtime.schedule(at: EmulatedInstant(milliseconds: deadline.milliseconds)) {
+                    box.resume(with: .success(()))
+                }
+            }
+        } onCancel: {
+            box.resume(with: .failure(CancellationError()))
+        }
+    }
+
+    /// Runs `body` after `delay` of emulated time (closure style, like `DispatchQueue.asyncAfter`).
+    /// Returns a handle for `cancel`.
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping () -> Void) -> Int {
+        let runtime = AppRuntime.require("AppClock.schedule")
+        return runtime.schedule(at: EmulatedInstant(milliseconds: now.advanced(by: delay).milliseconds), body)
+    }
+
+    /// Cancels a `schedule(after:_:)` that has not run yet.
+    public func cancel(_ handle: Int) { AppRuntime.require("AppClock.cancel").cancelTimer(handle) }
+}
+
+/// A continuation resumed once, by the timer or by cancellation.
+final class TimerBox: @unchecked Sendable {
+    // @unchecked: touched on the driver's thread, except `onCancel`, which takes the lock.
+    let lock = NSLock()
+    var continuation: CheckedContinuation<Void, Error>?
+    var id: Int?
+
+    func resume(with result: Result<Void, Error>) {
+        lock.lock()
+        let continuation = self.continuation
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(with: result)
+    }
+}
+
+/// The app's own log and cost counters (R: A7): events it logs are marked as the app's in
+/// PairSim's event log; counters appear in `status`, `node.stopped` and summary.json.
+public enum AppLog {
+    /// A value in an event's field.
+    public enum Value: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+        case string(String), int(Int), double(Double), bool(Bool), null
+        public init(stringLiteral value: String) { self = .string(value) }
+        public init(integerLiteral value: Int) { self = .int(value) }
+        public init(booleanLiteral value: Bool) { self = .bool(value) }
+
+        /// As the readable log shows it.
+        public var text: String { Event.humanValue(json) }
+
+        var json: JSON {
+            switch self {
+            case .string(let s): .string(s)
+            case .int(let i): .int(Int64(i))
+            case .double(let d): .double(d)
+            case .bool(let b): .bool(b)
+            case .null: .null
+            }
+        }
+    }
+
+    /// Logs event `name` with `fields` in this order.
+    public static func event(_ name: String, _ fields: KeyValuePairs<String, Value> = [:], warning: Bool = false) {
+        event(name, fields.map { ($0.key, $0.value) }, warning: warning)
+    }
+
+    /// Logs event `name` with `fields` in this order.
+    public static func event(_ name: String, _ fields: [(String, Value)], warning: Bool = false) {
+        var object = JSONObject()
+        for (key, value) in fields { object.append(key, value.json) }
+        AppRuntime.require("AppLog.event").send(.log(name: name, level: warning ? .warning : .info, fields: object))
+    }
+
+    /// Adds `amount` to the app's counter `name` (e.g. `refresh.foreground`, `tabReloads`).
+    public static func count(_ name: String, _ amount: Int = 1) {
+        AppRuntime.require("AppLog.count").send(.count(name, amount))
+    }
+}
+
+/// The app's user defaults (`UserDefaults.standard` on a device): kept by the platform across
+/// launches and node restarts. Values are strings, numbers and booleans.
+public struct AppDefaults: Sendable {
+    public static let standard = AppDefaults()
+
+    public func string(forKey key: String) -> String? { AppRuntime.require("AppDefaults").defaults[key]?.stringValue }
+    public func integer(forKey key: String) -> Int { Int(AppRuntime.require("AppDefaults").defaults[key]?.intValue ?? 0) }
+    public func bool(forKey key: String) -> Bool { AppRuntime.require("AppDefaults").defaults[key]?.boolValue ?? false }
+    public func object(forKey key: String) -> Any? {
+        switch AppRuntime.require("AppDefaults").defaults[key] {
+        case .string(let s)?: s
+        case .int(let i)?: Int(i)
+        case .double(let d)?: d
+        case .bool(let b)?: b
+        default: nil
+        }
+    }
+
+    public func set(_ value: String?, forKey key: String) { store(value.map(JSON.string), key) }
+    public func set(_ value: Int, forKey key: String) { store(.int(Int64(value)), key) }
+    public func set(_ value: Bool, forKey key: String) { store(.bool(value), key) }
+    public func removeObject(forKey key: String) { store(nil, key) }
+
+    func store(_ value: JSON?, _ key: String) {
+        let runtime = AppRuntime.require("AppDefaults.set")
+        runtime.defaults[key] = value
+        runtime.send(.setDefault(key: key, value: value))
+    }
+}
+
+/// What a notification says (`UNMutableNotificationContent`).
+public struct UNMutableNotificationContent: Sendable {
+    public var title = ""
+    public var body = ""
+    /// Extra values, shown in the `notification.posted` event (e.g. `["uuid": …]`).
+    public var userInfo: [String: String] = [:]
+    public init() {}
+}
+
+/// A notification to post (`UNNotificationRequest`); PairSim posts at once (no trigger).
+public struct UNNotificationRequest: Sendable {
+    public let identifier: String
+    public let content: UNMutableNotificationContent
+    public init(identifier: String, content: UNMutableNotificationContent, trigger: Never? = nil) {
+        self.identifier = identifier
+        self.content = content
+    }
+}
+
+/// The notification centre (`UNUserNotificationCenter`).
+public final class UNUserNotificationCenter: Sendable {
+    static let shared = UNUserNotificationCenter()
+    public static func current() -> UNUserNotificationCenter { shared }
+
+    /// Posts the notification (R: D6): the platform logs `notification.posted`.
+    public func add(_ request: UNNotificationRequest, withCompletionHandler completion: ((Error?) -> Void)? = nil) {
+        var info = JSONObject()
+        for key in request.content.userInfo.keys.sorted() { info.append(key, .string(request.content.userInfo[key]!)) }
+        AppRuntime.require("UNUserNotificationCenter.add").send(.postNotification(title: request.content.title, body: request.content.body, info: info))
+        completion?(nil)
+    }
+}
+
+/// Emulated time as PairSim's logs write it, for an app's own events.
+public enum AppTime {
+    /// A duration as the logs write it: `1m30s`, `150ms`.
+    public static func text(_ duration: Duration) -> String {
+        EmulatedDuration.milliseconds(Int64(duration.components.seconds) * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000).description
+    }
+
+    /// An instant as the logs write it: `00:02:03.450`, `1d 07:40:00.000`.
+    public static func text(_ instant: AppClock.Instant) -> String { EmulatedInstant(milliseconds: instant.milliseconds).description }
+
+    /// Seconds in a duration written as PairSim writes them (`30m`, `1h30m`, `90s`), or nil.
+    public static func duration(_ text: String) -> TimeInterval? {
+        EmulatedDuration(parsing: text).map { TimeInterval($0.milliseconds) / 1_000 }
+    }
+
+    /// A date (emulated) as the logs write it.
+    public static func text(_ date: Date) -> String { date.instant.description }
+}

@@ -1,0 +1,104 @@
+import Foundation
+package import PairSimCore
+
+/// An iPhone app PairSim runs (R: A2): what UIKit's app delegate and SwiftUI's scene phase call,
+/// plus the UI actions a person (or a scenario) performs in it.
+///
+/// PairSim creates a new instance for every process launch and drops it when the process ends;
+/// keep what must survive in `AppDefaults`, HealthKit or `ExerciseRecords`.
+public protocol PairSimApp: AnyObject {
+    /// `application(_:didFinishLaunchingWithOptions:)`: register observer queries and background
+    /// delivery here — a background launch for a wake runs only this before the update arrives.
+    func didFinishLaunching(_ options: LaunchOptions)
+    /// SwiftUI's `onChange(of: scenePhase)`.
+    func scenePhaseDidChange(to phase: AppScenePhase)
+    /// Runs one UI action (from `topology ctl phone …`, the node's stdin or a scenario); the
+    /// returned text is the reply. Throwing refuses the action with the error's text.
+    func perform(_ action: UserAction) async throws -> String
+    /// Lines for the phone's `status`.
+    func status() -> [String]
+}
+
+extension PairSimApp {
+    public func scenePhaseDidChange(to phase: AppScenePhase) {}
+    public func perform(_ action: UserAction) async throws -> String { throw AppError("unknown action \(action.verb)") }
+    public func status() -> [String] { [] }
+}
+
+/// How the process was launched.
+public struct LaunchOptions: Sendable {
+    /// True when background delivery launched the app (no UI).
+    public let inBackground: Bool
+}
+
+/// SwiftUI's `ScenePhase`.
+public enum AppScenePhase: String, Sendable {
+    case active, inactive, background
+
+    package init(_ phase: ScenePhase) { self = AppScenePhase(rawValue: phase.rawValue)! }
+}
+
+/// A UI action: a verb, its words and `--options`, as typed.
+public struct UserAction: Sendable {
+    public let verb: String
+    public let arguments: [String]
+    public let options: [String: String]
+
+    package init(_ command: ParsedCommand) {
+        verb = command.verb
+        arguments = command.arguments
+        options = command.options
+    }
+
+    /// The argument at `index`, or nil.
+    public func argument(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
+}
+
+/// One UI action an app offers: the verb, its usage and what it does (for `help`).
+public struct UserActionSpec: Sendable {
+    public let verb: String
+    public let usage: String
+    public let summary: String
+    public init(_ verb: String, _ usage: String, _ summary: String) {
+        self.verb = verb
+        self.usage = usage
+        self.summary = summary
+    }
+}
+
+/// An error with a message, for refusing an action or failing an operation.
+public struct AppError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// An app a PairSim build knows: its name (`phone.app` in a topology, `--app`), its UI actions,
+/// and how to make an instance for a new process.
+public struct AppRegistration: Sendable {
+    public let name: String
+    public let summary: String
+    public let actions: [UserActionSpec]
+    let factory: @Sendable () -> any PairSimApp
+
+    public init(name: String, summary: String, actions: [UserActionSpec], make: @escaping @Sendable () -> any PairSimApp) {
+        self.name = name
+        self.summary = summary
+        self.actions = actions
+        factory = make
+    }
+
+    package func make() -> any PairSimApp { factory() }
+
+    /// The actions as the platform's command grammar lists them.
+    package var commandSpecs: [CommandSpec] { actions.map { CommandSpec($0.verb, $0.usage, $0.summary) } }
+}
+
+/// Starts async app code where PairSim runs it deterministically (R: A5): on the app's executor,
+/// on the driver's thread, in emulated time. Use it where you would write `Task { … }`.
+@discardableResult
+public func AppTask(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+    let runtime = AppRuntime.require("AppTask")
+    return Task(executorPreference: runtime.executor) {
+        await body()
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+package import PairSimCore
+
+/// Runs one app instance for a driver (the node loop, or the simulator): delivers each `AppCall`
+/// by calling the app's code — its closures, and its async tasks on `AppExecutor` — on the
+/// driver's thread until nothing is left to run, and collects the app's `AppRequest`s.
+///
+/// Everything the app does goes through here, so every crossing is seen: a call from another
+/// thread (a `Task {}` or a queue the app started itself) is reported as nondeterminism (R: A5).
+package final class AppRuntime: @unchecked Sendable {
+    // @unchecked: confined to the driver's thread; the only entry from elsewhere is `send`,
+    // which takes the lock (an app's stray thread), and is reported.
+
+    package let registration: AppRegistration
+    package let executor = AppExecutor()
+    /// Emulated time of the call being delivered.
+    package private(set) var now = EmulatedInstant.zero
+    let lock = NSLock()
+    var outbox: [AppRequest] = []
+    var driverThread: Thread?
+    var nextID = 0
+    var random: SplitMix64
+
+    // The running app instance and what it registered (gone with its process).
+    package private(set) var app: (any PairSimApp)?
+    var observerQueries: [Int: HKObserverQuery] = [:]
+    var pendingQueries: [Int: (QueryResult) -> Void] = [:]
+    var pendingDone: [Int: (String?) -> Void] = [:]
+    var timers: [Int: () -> Void] = [:]
+    var recordObservers: [([ExerciseRecord], [UUID]) -> Void] = []
+    /// Mirrors of what the platform keeps for the app, for synchronous reads.
+    var records: [UUID: ExerciseRecord] = [:]
+    var defaults = JSONObject()
+    var reported: Set<String> = []
+
+    package init(registration: AppRegistration, seed: UInt64) {
+        self.registration = registration
+        random = SplitMix64(seed: seed, label: "app.uuids")
+    }
+
+    // MARK: The runtime the app's code is running in
+
+    private static let key = "PairSimKit.AppRuntime"
+
+    /// The runtime whose call is being delivered on this thread.
+    package static var current: AppRuntime? { Thread.current.threadDictionary[key] as? AppRuntime }
+
+    /// The runtime for an API entry point; outside any delivery the call cannot reach a platform.
+    static func require(_ api: String) -> AppRuntime {
+        guard let runtime = current else {
+            preconditionFailure("PairSimKit: \(api) was called outside the app's delivery (from a thread PairSim does not run). Use AppTask, not Task {} or a queue of your own.")
+        }
+        return runtime
+    }
+
+    /// A UUID from the run's seed (objects the app creates), or a random one outside a delivery.
+    package static func newUUID() -> UUID {
+        guard let runtime = current else { return UUID() }
+        return runtime.random.nextUUID()
+    }
+
+    func id() -> Int {
+        nextID += 1
+        return nextID
+    }
+
+    /// Queues a request. From the driver's thread it is simply queued; from any other thread the
+    /// app is not deterministic any more: it is queued all the same and reported.
+    func send(_ request: AppRequest) {
+        lock.lock()
+        outbox.append(request)
+        lock.unlock()
+        if let driverThread, Thread.current !== driverThread, !Thread.current.isPairSimDriver {
+            report("nondeterministic", "the app called PairSimKit from a thread PairSim does not run (Task {}, Task.detached or its own queue); use AppTask")
+        }
+    }
+
+    /// Reports a broken rule once per kind (R: A6).
+    func report(_ kind: String, _ detail: String) {
+        lock.lock()
+        let first = reported.insert(kind + detail).inserted
+        if first { outbox.append(.misbehaved(kind: kind, detail: detail)) }
+        lock.unlock()
+    }
+
+    // MARK: Delivering calls
+
+    /// Delivers one call and runs the app until it has nothing left to do now; returns its requests.
+    package func deliver(_ call: AppCall, now: EmulatedInstant) -> [AppRequest] {
+        self.now = now
+        driverThread = Thread.current
+        Thread.current.threadDictionary[Self.key] = self
+        Thread.current.isPairSimDriver = true
+        defer {
+            Thread.current.threadDictionary[Self.key] = nil
+            Thread.current.isPairSimDriver = false
+        }
+        switch call {
+        case .launch(let background, let defaults, let records):
+            forgetProcess()
+            self.defaults = defaults
+            self.records = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            let instance = registration.make()
+            app = instance
+            instance.didFinishLaunching(LaunchOptions(inBackground: background))
+        case .scenePhase(let phase):
+            app?.scenePhaseDidChange(to: AppScenePhase(phase))
+        case .observerUpdate(let query, let completion):
+            if let observer = observerQueries[query] {
+                observer.updateHandler(observer, { [weak self] in self?.send(.complete(completion)) }, nil)
+            }
+        case .queryResult(let id, let result):
+            pendingQueries.removeValue(forKey: id)?(result)
+        case .done(let id, let error):
+            pendingDone.removeValue(forKey: id)?(error)
+        case .timer(let id):
+            timers.removeValue(forKey: id)?()
+        case .userAction(let id, let command):
+            perform(command, reply: id)
+        case .recordsChanged(let saved, let deleted):
+            for record in saved { records[record.id] = record }
+            for id in deleted { records[id] = nil }
+            for observer in recordObservers { observer(saved, deleted) }
+        case .terminated:
+            forgetProcess()
+        }
+        executor.drain()
+        lock.lock()
+        defer { outbox = []; lock.unlock() }
+        return outbox
+    }
+
+    /// The app's `status()` lines (read inside a delivery, so the app may use the API).
+    package func status(now: EmulatedInstant) -> [String] {
+        guard let app else { return [] }
+        self.now = now
+        Thread.current.threadDictionary[Self.key] = self
+        defer { Thread.current.threadDictionary[Self.key] = nil }
+        return app.status()
+    }
+
+    /// The process ended: the app's memory — its instance, queries, closures — is gone.
+    func forgetProcess() {
+        app = nil
+        observerQueries = [:]
+        pendingQueries = [:]
+        pendingDone = [:]
+        timers = [:]
+        recordObservers = []
+        // Tasks of the ended process that wait for an answer wait forever: nothing resumes them.
+    }
+
+    /// Runs a user action as an app task; its reply goes back when it finishes.
+    func perform(_ command: ParsedCommand, reply id: Int) {
+        guard let app else {
+            send(.reply(id: id, ok: false, text: "\(command.verb): the app is not running"))
+            return
+        }
+        let action = UserAction(command)
+        let confined = Confined(app)
+        AppTask {
+            do {
+                let text = try await confined.value.perform(action)
+                AppRuntime.current?.send(.reply(id: id, ok: true, text: text))
+            } catch {
+                AppRuntime.current?.send(.reply(id: id, ok: false, text: "\(error)"))
+            }
+        }
+    }
+
+    // MARK: What the API objects ask for
+
+    /// Executes a query; `completion` gets the platform's answer.
+    func query(_ spec: QuerySpec, completion: @escaping (QueryResult) -> Void) {
+        let id = id()
+        pendingQueries[id] = completion
+        send(.query(id: id, spec))
+    }
+
+    /// Sends a request answered by `done`.
+    func request(_ make: (Int) -> AppRequest, completion: @escaping (String?) -> Void) {
+        let id = id()
+        pendingDone[id] = completion
+        send(make(id))
+    }
+
+    /// Runs `body` when the app's clock reaches `instant`; returns the timer's id.
+    @discardableResult
+    func schedule(at instant: EmulatedInstant, _ body: @escaping () -> Void) -> Int {
+        let id = id()
+        timers[id] = body
+        send(.scheduleTimer(id: id, at: instant))
+        return id
+    }
+
+    func cancelTimer(_ id: Int) {
+        guard timers.removeValue(forKey: id) != nil else { return }
+        send(.cancelTimer(id))
+    }
+}
+
+/// A value that only ever lives on the driver's thread, carried into an app task there.
+struct Confined<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Thread {
+    private static let driverKey = "PairSimKit.driver"
+    /// True while a PairSim driver delivers to an app on this thread.
+    var isPairSimDriver: Bool {
+        get { threadDictionary[Self.driverKey] as? Bool ?? false }
+        set { threadDictionary[Self.driverKey] = newValue }
+    }
+}
+
+extension SplitMix64 {
+    /// A version-4-shaped UUID from the generator.
+    mutating func nextUUID() -> UUID {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var a = next(), b = next()
+        withUnsafeBytes(of: &a) { for i in 0..<8 { bytes[i] = $0[i] } }
+        withUnsafeBytes(of: &b) { for i in 0..<8 { bytes[8 + i] = $0[i] } }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+
+/// `phone-node` (and a developer's own node executable).
+public struct PhoneNodeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "phone-node",
+        abstract: "The emulated iPhone: its platform (HealthKit, lifecycle, CloudKit) and the app under test, fed by watch-node.",
+        discussion: """
+            Binds its PUB and REP control sockets from the topology, connects to watch-node's PUB, and
+            takes commands on stdin or through `topology ctl phone …` (see docs/COMMANDS.md).
+            Events go to <data>/events.jsonl and stdout (docs/EVENTS.md).
+            """)
+
+    @OptionGroup var arguments: NodeArguments
+
+    public init() {}
+
+    public func run() async throws {
+        try await NodeRunner.run(try arguments.options(for: .phone, extraApps: AppChoice.extraApps))
+    }
+
+    /// Parses `arguments` (nil: the process's) and runs the node: what `@main` does for an async
+    /// command (calling `main()` from code picks ParsableCommand's synchronous one).
+    public static func start(_ arguments: [String]? = nil) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var node = command as? PhoneNodeCommand {
+                try await node.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import PairSimRuntime
+
+await PhoneNodeCommand.start()
