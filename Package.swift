@@ -80,6 +80,7 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
+        .testTarget(name: "PairSimKitTests", dependencies: ["PairSimCore", "PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ReferenceAppTests", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "PairSimApps"]),
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "ZeroMQ"]),

@@ -16,3 +16,15 @@ say "building"
 swift build --build-tests
 say "testing"
 swift test --skip-build "$@"
+# A developer's own package (docs/APPS.md): it builds against this checkout, runs its scenario in
+# its own simulator, and on real processes through topology run --phone-bin. (Skipped when the
+# arguments pick tests.)
+if [ $# -eq 0 ]; then
+  say "building Examples/MyHealthApp"
+  swift build --package-path Examples/MyHealthApp
+  example_bin="$(swift build --package-path Examples/MyHealthApp --show-bin-path)"
+  say "Examples/MyHealthApp: its scenario in its simulator, then on real processes"
+  "$example_bin/my-phone-node" simulate Examples/MyHealthApp/Scenarios/hrv-drop.yaml
+  "$(swift build --show-bin-path)/topology" run Examples/MyHealthApp/Scenarios/hrv-drop.yaml \
+    --phone-bin "$example_bin/my-phone-node" --time-scale 600 --dir "$(mktemp -d)"
+fi

@@ -43,6 +43,8 @@ struct Run: ParsableCommand {
         runner.timeScale = timeScale
         runner.app = phone.app
         runner.phoneBinary = try phone.binary()
+        // An unknown app is refused here, before any node starts (a --phone-bin knows its own apps).
+        if runner.phoneBinary == nil { _ = try AppChoice.resolve(phone.app, topology: scenario.topology) }
         if verbose { runner.progress = { print($0) } }
         let outcome = try runner.run()
         if let report { try ReportWriter.write(outcome, to: report) }

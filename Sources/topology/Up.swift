@@ -45,6 +45,7 @@ struct Up: ParsableCommand {
         options.fresh = fresh
         options.app = phone.app
         options.phoneBinary = try phone.binary()
+        if options.phoneBinary == nil { _ = try AppChoice.resolve(phone.app, topology: topology) }
         let status = PairSupervisor(options: options).run()
         if status != 0 { throw ExitCode(status) }
     }

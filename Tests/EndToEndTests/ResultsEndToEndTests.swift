@@ -187,3 +187,25 @@ enum TraceRules {
         return events
     }
 }
+
+/// Both apps on real processes (R: A3, A4).
+@Suite("End to end: the apps on real processes", .serialized)
+struct AppsEndToEndTests {
+    @Test("topology apps lists the build's apps; run --app delta-sync plays a scenario with it on real nodes", .timeLimit(.minutes(2)))  // R: A4
+    func deltaSyncOnRealProcesses() throws {
+        let listed = try PairHarness.runTopology(["apps"])
+        #expect(listed.status == 0 && listed.output.contains("reference (this topology's)") && listed.output.contains("delta-sync"), "\(listed.output)")
+        let dir = try ResultsEndToEndTests.temporary("delta-run")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try PairHarness.runTopology(["run", ResultsEndToEndTests.scenarios + "/morning-run-pocket.yaml", "--app", "delta-sync",
+                                         "--time-scale", "600", "--dir", dir + "/pair", "--report", dir + "/report"])
+        let events = try String(contentsOfFile: dir + "/report/events.jsonl", encoding: .utf8)
+        #expect(events.contains(#""appName":"delta-sync""#))
+        #expect(events.contains(#""event":"delta.fetched","by":"app""#))
+        #expect(events.contains(#""event":"notification.posted""#) && events.contains("Workout completed"))
+        #expect(!events.contains(#""event":"snapshot.fetch""#), "the reference app is not running")
+        let unknown = try PairHarness.runTopology(["run", ResultsEndToEndTests.scenarios + "/morning-run-pocket.yaml", "--app", "nope",
+                                                   "--dir", dir + "/pair2"])
+        #expect(unknown.status != 0)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 package import PairSimCore
+import Synchronization
 
 /// Runs one app instance for a driver (the node loop, or the simulator): delivers each `AppCall`
 /// by calling the app's code — its closures, and its async tasks on `AppExecutor` — on the
@@ -17,7 +18,6 @@ package final class AppRuntime: @unchecked Sendable {
     package private(set) var now = EmulatedInstant.zero
     let lock = NSLock()
     var outbox: [AppRequest] = []
-    var driverThread: Thread?
     var nextID = 0
     var random: SplitMix64
 
@@ -45,12 +45,24 @@ package final class AppRuntime: @unchecked Sendable {
     /// The runtime whose call is being delivered on this thread.
     package static var current: AppRuntime? { Thread.current.threadDictionary[key] as? AppRuntime }
 
-    /// The runtime for an API entry point; outside any delivery the call cannot reach a platform.
+    /// The runtime whose delivery started the current task: a `Task {}` the app starts inherits
+    /// it (task-locals are copied), so a stray task's call is attributed to the right app.
+    @TaskLocal static var owner: AppRuntime?
+
+    /// The runtime that delivered last: the best guess for a `Task.detached` or a thread of the app's own.
+    private static let lastDelivered = Mutex<WeakRuntime>(WeakRuntime())
+
+    /// The runtime for an API entry point. Called from a thread PairSim does not run (`Task {}`,
+    /// `Task.detached`, the app's own queue), the call cannot be ordered with the rest: it is
+    /// reported (R: A5, A6) and goes to a throwaway runtime, so it changes nothing.
     static func require(_ api: String) -> AppRuntime {
-        guard let runtime = current else {
-            preconditionFailure("PairSimKit: \(api) was called outside the app's delivery (from a thread PairSim does not run). Use AppTask, not Task {} or a queue of your own.")
+        if let runtime = current { return runtime }
+        if let owner = owner ?? lastDelivered.withLock({ $0.runtime }) {
+            owner.report("nondeterministic", "\(api) was called from a thread PairSim does not run (Task {}, Task.detached, a queue of the app's own): the call was dropped; use AppTask")
+            return AppRuntime(registration: owner.registration, seed: 0)
         }
-        return runtime
+        // No app has run in this process: nobody to tell, nothing to reach.
+        return AppRuntime(registration: AppRegistration(name: "none", summary: "", actions: [], make: { preconditionFailure("no app") }), seed: 0)
     }
 
     /// A UUID from the run's seed (objects the app creates), or a random one outside a delivery.
@@ -64,15 +76,11 @@ package final class AppRuntime: @unchecked Sendable {
         return nextID
     }
 
-    /// Queues a request. From the driver's thread it is simply queued; from any other thread the
-    /// app is not deterministic any more: it is queued all the same and reported.
+    /// Queues a request (a completion handler may call it from anywhere: it takes the lock).
     func send(_ request: AppRequest) {
         lock.lock()
         outbox.append(request)
         lock.unlock()
-        if let driverThread, Thread.current !== driverThread, !Thread.current.isPairSimDriver {
-            report("nondeterministic", "the app called PairSimKit from a thread PairSim does not run (Task {}, Task.detached or its own queue); use AppTask")
-        }
     }
 
     /// Reports a broken rule once per kind (R: A6).
@@ -88,13 +96,18 @@ package final class AppRuntime: @unchecked Sendable {
     /// Delivers one call and runs the app until it has nothing left to do now; returns its requests.
     package func deliver(_ call: AppCall, now: EmulatedInstant) -> [AppRequest] {
         self.now = now
-        driverThread = Thread.current
+        Self.lastDelivered.withLock { $0.runtime = self }
         Thread.current.threadDictionary[Self.key] = self
-        Thread.current.isPairSimDriver = true
-        defer {
-            Thread.current.threadDictionary[Self.key] = nil
-            Thread.current.isPairSimDriver = false
-        }
+        defer { Thread.current.threadDictionary[Self.key] = nil }
+        Self.$owner.withValue(self) { handle(call) }
+        executor.drain()
+        lock.lock()
+        defer { outbox = []; lock.unlock() }
+        return outbox
+    }
+
+    /// Calls the app's code for `call`.
+    func handle(_ call: AppCall) {
         switch call {
         case .launch(let background, let defaults, let records):
             forgetProcess()
@@ -124,10 +137,6 @@ package final class AppRuntime: @unchecked Sendable {
         case .terminated:
             forgetProcess()
         }
-        executor.drain()
-        lock.lock()
-        defer { outbox = []; lock.unlock() }
-        return outbox
     }
 
     /// The app's `status()` lines (read inside a delivery, so the app may use the API).
@@ -205,13 +214,9 @@ struct Confined<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-extension Thread {
-    private static let driverKey = "PairSimKit.driver"
-    /// True while a PairSim driver delivers to an app on this thread.
-    var isPairSimDriver: Bool {
-        get { threadDictionary[Self.driverKey] as? Bool ?? false }
-        set { threadDictionary[Self.driverKey] = newValue }
-    }
+/// A weak reference, so the last runtime is not kept alive by being last.
+struct WeakRuntime: ~Copyable {
+    weak var runtime: AppRuntime?
 }
 
 extension SplitMix64 {

@@ -2,9 +2,11 @@ import Foundation
 import PairSimKit
 
 /// A small app as a developer would write it: it watches HRV with background delivery, reads the
-/// latest value when HealthKit says it changed, and — after a quiet period on its own clock, so a
-/// burst of readings gives one alert — posts "HRV dropped" when HRV falls 20 % below the average
-/// of the readings before it. Async/await throughout; PairSim runs it deterministically.
+/// latest value when HealthKit says it changed, and posts "HRV dropped" when HRV falls 20 % below
+/// the average of the readings before it. On screen it waits for a quiet period on its own clock,
+/// so a burst of readings gives one alert; woken in the background it checks at once — a wake
+/// lasts seconds, and a suspended app's timers wait (PairSim shows both). Async/await throughout;
+/// PairSim runs it deterministically.
 public final class MyHealthApp: PairSimApp {
     public static let registration = AppRegistration(
         name: "my-health-app", summary: "alerts when HRV drops 20 % below its recent average",
@@ -18,6 +20,7 @@ public final class MyHealthApp: PairSimApp {
     var readings: [Double] = []
     /// Bumped by each update; a check runs only if no newer update came during the quiet period.
     var generation = 0
+    var onScreen = false
 
     public init() {}
 
@@ -33,7 +36,10 @@ public final class MyHealthApp: PairSimApp {
         store.execute(query)
     }
 
-    /// Reads the newest HRV; after 2 quiet minutes, compares it with the baseline.
+    public func scenePhaseDidChange(to phase: AppScenePhase) { onScreen = phase != .background }
+
+    /// Reads the newest HRV and compares it with the baseline: at once in the background, after
+    /// 2 quiet minutes on screen.
     func update() async {
         guard let sample = try? await HKSampleQueryDescriptor(type: hrv, sort: .endDateDescending, limit: 1).result(for: store).first
                 as? HKQuantitySample else { return }
@@ -42,6 +48,7 @@ public final class MyHealthApp: PairSimApp {
         generation += 1
         let mine = generation
         AppLog.event("myapp.reading", ["hrv": .double(value), "readings": .int(readings.count)])
+        guard onScreen else { return check() }
         AppTask { [weak self] in
             try? await AppClock().sleep(for: .seconds(120))
             guard let self, self.generation == mine else { return }

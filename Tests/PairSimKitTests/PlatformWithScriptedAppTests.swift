@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import PairSimCore
+@testable import PairSimKit
+
+/// The platform under an app whose behaviour each test scripts (R: A1, A2, A5, A6).
+@Suite("The platform with a scripted app")
+struct PlatformWithScriptedAppTests {
+    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
+
+    @Test("observer, sample and anchored queries in closure and async forms see what changed")  // R: A2, H2, O2
+    func queryForms() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { app, type, done in
+                // Closure form: the newest sample.
+                let query = HKSampleQuery(sampleType: type, predicate: nil, limit: 1, sortDescriptors: [.endDateDescending]) { _, samples, error in
+                    let value = (samples?.first as? HKQuantitySample)?.quantity.doubleValue(for: .secondUnit(with: .milli))
+                    log.lines.append("sample \(value.map { String($0) } ?? "none") error \(error == nil ? "none" : "\(error!)")")
+                }
+                app.store.execute(query)
+                // Async form: what changed since the stored anchor.
+                AppTask {
+                    let stored = AppDefaults.standard.object(forKey: "anchor") as? Int
+                    let result = try? await HKAnchoredObjectQueryDescriptor(type: type, anchor: stored.map { HKQueryAnchor(fromValue: Int64($0)) })
+                        .result(for: app.store)
+                    if let result {
+                        AppDefaults.standard.set(Int(result.newAnchor.value), forKey: "anchor")
+                        log.lines.append("anchored +\(result.addedSamples.count) -\(result.deletedObjects.count)")
+                    }
+                    done()
+                }
+            })
+        })
+        #expect(log.lines == ["sample none error none", "anchored +0 -0"], "the execute callback")
+        phone.advance(.minutes(2))
+        let sample = phone.arrive(.heartRateVariabilitySDNN, 48)
+        phone.advance(.seconds(10))
+        phone.arrive(.heartRateVariabilitySDNN, 52)
+        phone.advance(.seconds(10))
+        phone.delete(sample)
+        #expect(log.lines.suffix(6) == ["sample 48.0 error none", "anchored +1 -0", "sample 52.0 error none", "anchored +1 -0",
+                                        "sample 52.0 error none", "anchored +0 -1"])
+        #expect(phone.node.platform.counters.queries == 8)
+        #expect(phone.node.platform.counters.objectsRead == 6, "three newest samples, two added, one deleted")
+    }
+
+    @Test("async code with actors, async let and the app's clock gives the same bytes every run")  // R: A5
+    func asyncDeterminism() {
+        actor Tally {
+            var seen: [String] = []
+            func add(_ text: String) -> Int { seen.append(text); return seen.count }
+        }
+        func run() -> [UInt8] {
+            var phone = Phone({
+                let tally = Tally()
+                return ScriptedApp(log: ScriptedApp.Log(), onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { app, _, done in
+                    AppTask {
+                        async let first: [HKSample] = HKSampleQueryDescriptor(type: Self.hrv, sort: .endDateDescending, limit: 1).result(for: app.store)
+                        async let count: Int = tally.add("update")
+                        let (samples, n) = (try? await first, await count)
+                        for delay in [3, 1, 2] {
+                            AppTask {
+                                try? await AppClock().sleep(for: .seconds(delay))
+                                let order = await tally.add("slept \(delay)")
+                                AppLog.event("test.slept", ["delay": .int(delay), "order": .int(order), "update": .int(n)])
+                            }
+                        }
+                        AppLog.event("test.update", ["n": .int(n), "samples": .int(samples?.count ?? -1)])
+                        done()
+                    }
+                })
+            })
+            phone.advance(.minutes(1))
+            for value in [40.0, 41, 42] {
+                phone.arrive(.heartRateVariabilitySDNN, value)
+                phone.advance(.milliseconds(1_500))
+            }
+            phone.advance(.minutes(1))
+            let slept = phone.named("test.slept")
+            #expect(slept.count == 12)
+            #expect(slept.map(\.at) == slept.map(\.at).sorted(), "in emulated-time order")
+            #expect(slept.filter { !$0.byApp }.isEmpty)
+            return phone.bytes
+        }
+        let first = run(), second = run()
+        #expect(first.count > 1_000)
+        #expect(first == second)
+    }
+
+    @Test("an app that never completes: backoff, then delivery stops; the platform keeps running")  // R: A6, O5
+    func neverCompletes() {
+        var phone = Phone({ ScriptedApp(log: ScriptedApp.Log(), onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { _, _, _ in }) })
+        #expect(phone.command("background").ok)
+        phone.advance(.minutes(1))
+        phone.arrive(.heartRateVariabilitySDNN, 47)
+        phone.advance(.minutes(10))
+        #expect(phone.named("bgdelivery.missed").count == 3)
+        #expect(phone.named("bgdelivery.stopped").count == 1)
+        #expect(phone.command("status").ok)
+    }
+
+    @Test("a UI action that throws is refused with the app's error; one the app does not offer is unknown")  // R: A6, P3
+    func throwingAction() {
+        var phone = Phone({ ScriptedApp(log: ScriptedApp.Log()) },
+                          actions: [UserActionSpec("fail", "<why>", "refuse"), UserActionSpec("ok", "", "succeed")])
+        let refused = phone.command("fail because")
+        #expect(!refused.ok && refused.reply.contains("the app refused: because"))
+        #expect(phone.command("ok").reply == "done ok")
+        #expect(!phone.command("fly").ok)
+        #expect(phone.command("background").ok)
+        #expect(phone.command("ok").reply.contains("not on screen"))
+    }
+
+    @Test("code off the app's executor is reported as nondeterministic, and its call dropped")  // R: A5, A6
+    func offExecutor() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { _, _, done in
+                Task { AppLog.event("test.stray") }
+                done()
+            })
+        })
+        for _ in 0..<50 where phone.named("app.misbehaved").isEmpty {
+            usleep(20_000) // the stray task runs on Swift's global executor, in real time
+            phone.arrive(.heartRateVariabilitySDNN, 45)
+        }
+        let report = phone.named("app.misbehaved").first
+        #expect(report?["kind"]?.stringValue == "nondeterministic")
+        #expect(phone.named("test.stray").isEmpty, "the stray call was dropped")
+        #expect(phone.node.platform.counters.misbehaviours >= 1)
+    }
+
+    @Test("the app's defaults outlive its process; its memory does not")  // R: A2, L1
+    func defaultsSurvive() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, _ in
+                let launches = AppDefaults.standard.integer(forKey: "launches") + 1
+                AppDefaults.standard.set(launches, forKey: "launches")
+                log.lines.append("launch \(launches)")
+            })
+        })
+        #expect(phone.command("background").ok)
+        phone.advance(.minutes(1))
+        #expect(phone.command("terminate").ok)
+        #expect(phone.command("foreground").ok)
+        #expect(log.lines == ["launch 1", "launch 2"])
+    }
+
+    @Test("a denied type's data from another source never reaches the app; its own saves do")  // R: H3
+    func hiddenReads() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { app, type, done in
+                AppTask {
+                    let samples = (try? await HKSampleQueryDescriptor(type: type).result(for: app.store)) ?? []
+                    log.lines.append("sees \(samples.count)")
+                    done()
+                }
+            })
+        }, configure: { $0.healthKit.denied = [.sample(.heartRateVariabilitySDNN)] })
+        phone.advance(.minutes(2))
+        phone.arrive(.heartRateVariabilitySDNN, 50)
+        phone.arrive(.heartRateVariabilitySDNN, 51, source: .phoneApp)
+        #expect(log.lines == ["sees 0", "sees 1"], "the execute callback, then only the app's own sample")
+        #expect(phone.named("hk.hidden").count == 1)
+    }
+}
