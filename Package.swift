@@ -29,7 +29,9 @@ let package = Package(
             name: "PairSimCore",
             dependencies: [.product(name: "Collections", package: "swift-collections")]
         ),
-        .target(name: "PairSimKit", dependencies: ["PairSimCore"]),
+        // Keeps a node running when the app under test traps (measured first: see app_guard.c).
+        .target(name: "CAppGuard"),
+        .target(name: "PairSimKit", dependencies: ["PairSimCore", "CAppGuard"]),
         // The seeds' app, on PairSimKit only; Swift 5 mode, as most app code is written.
         .target(name: "ReferenceApp", dependencies: ["PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "DeltaSyncApp", dependencies: ["PairSimKit"], path: "Examples/DeltaSync",

@@ -18,8 +18,10 @@ public struct Simulator {
     /// latency and faults already), delivered in order.
     var deliveries: [(to: NodeName, frames: [[UInt8]])] = []
     var nextCommand = 0
-    /// Timeline commands that failed, with why.
+    /// Timeline commands that failed, with why (and an app's trap, which ends the run).
     public private(set) var failedCommands: [String] = []
+    /// The app's trap, if it trapped.
+    public private(set) var appCrash: Event?
 
     /// Prepares a run of `app`; `seed` and `duration` override the scenario's.
     public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil) {
@@ -40,7 +42,7 @@ public struct Simulator {
         let end = EmulatedInstant.zero + duration
         var lastProgress = EmulatedInstant.zero
         var stalled = 0
-        while true {
+        while appCrash == nil {
             drainDeliveries()
             let timer = [watch.nextDeadline, phone.nextDeadline].compactMap { $0 }.min()
             let command = nextCommand < scenario.timeline.count ? scenario.timeline[nextCommand].at : nil
@@ -71,6 +73,14 @@ public struct Simulator {
                 progress(now)
             }
         }
+        if let appCrash {
+            // In simulation an app's trap ends the run: the log so far and the seed say where (R: A6).
+            failedCommands.append("\(appCrash.at) the app trapped (\(appCrash["signal"]?.stringValue ?? "?") during "
+                + "\(appCrash["during"]?.stringValue ?? "?")); the run stopped there")
+            events += watch.stop(now: now).events
+            events += phone.stop(now: now).events
+            return
+        }
         now = end
         perform(watch.advance(to: now), from: .watch)
         perform(phone.advance(to: now), from: .phone)
@@ -92,7 +102,9 @@ public struct Simulator {
     mutating func perform(_ actions: [NodeAction], from node: NodeName) {
         for action in actions {
             switch action {
-            case .emit(let event): events.append(event)
+            case .emit(let event):
+                events.append(event)
+                if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
             case .publish(let frame): deliveries.append((node.peer, [Array(frame.topic.utf8), frame.payload]))
             case .persist: break // state lives in the models; nothing to make durable in one process
             }

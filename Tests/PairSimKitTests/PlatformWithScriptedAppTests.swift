@@ -168,3 +168,72 @@ struct PlatformWithScriptedAppTests {
         #expect(phone.named("hk.hidden").count == 1)
     }
 }
+
+/// An app that traps (R: A6): the platform survives it, as iOS does.
+@Suite("An app that traps")
+struct TrappingAppTests {
+    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
+
+    @Test("a trap in a query callback ends the app's process, not the platform; the next wake launches it again")  // R: A6, O5
+    func trapInCallback() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, options in
+                log.lines.append("launch background=\(options.inBackground)")
+                app.observe([Self.hrv])
+            }, onUpdate: { app, type, done in
+                let query = HKSampleQuery(sampleType: type, predicate: nil, limit: 1, sortDescriptors: [.endDateDescending]) { _, samples, _ in
+                    let value = (samples?.first as? HKQuantitySample)?.quantity.doubleValue(for: .secondUnit(with: .milli))
+                    if value == 13 { let missing: Int? = nil; _ = missing! } // the app's bug
+                    done()
+                }
+                app.store.execute(query)
+            })
+        })
+        phone.advance(.minutes(2))
+        phone.arrive(.heartRateVariabilitySDNN, 13)
+        let crash = phone.named("app.crashed").first
+        #expect(crash?["signal"]?.stringValue == "SIGILL")
+        #expect(crash?["during"]?.stringValue == "query results handler")
+        #expect(phone.node.platform.app == .notRunning)
+        #expect(phone.named("app.state").last?["reason"]?.stringValue == "app crashed")
+        // The platform goes on: the next change wakes (launches) the app in the background.
+        phone.advance(.minutes(1))
+        phone.arrive(.heartRateVariabilitySDNN, 48)
+        phone.advance(.seconds(5))
+        #expect(log.lines == ["launch background=false", "launch background=true"])
+        #expect(phone.named("bgdelivery.completion").count == 1)
+        #expect(phone.command("status").ok)
+    }
+
+    @Test("a trap in async code on the app's executor is caught the same way (on a node's own loop thread)")  // R: A6, A5
+    func trapInTask() {
+        // A node drives its app from its own loop thread, not from Swift's pool; so does this test:
+        // a trap abandons a task's frames, which Swift's pool threads do not survive.
+        final class Outcome: @unchecked Sendable { var during: String?; var state: AppState?; var relaunched: AppState? }
+        let outcome = Outcome(), done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var phone = Phone({
+                ScriptedApp(log: ScriptedApp.Log(), onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { _, _, done in
+                    AppTask {
+                        try? await AppClock().sleep(for: .seconds(1))
+                        let values: [Int] = []
+                        _ = values[1]
+                        done()
+                    }
+                })
+            })
+            phone.advance(.seconds(2))
+            outcome.during = phone.named("app.crashed").first?["during"]?.stringValue
+            outcome.state = phone.node.platform.app
+            _ = phone.command("launch")
+            outcome.relaunched = phone.node.platform.app
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(outcome.during == "its clock's timer")
+        #expect(outcome.state == .notRunning)
+        #expect(outcome.relaunched == .foreground)
+    }
+}

@@ -83,3 +83,29 @@ extension Simulator {
         self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology), seed: seed, duration: duration)
     }
 }
+
+/// In simulation an app's trap stops the run, with the seed and the log so far (R: A6).
+@Suite("Simulation with an app that traps")
+struct TrappingSimulationTests {
+    final class Trapper: PairSimApp {
+        let store = HKHealthStore()
+        func didFinishLaunching(_ options: LaunchOptions) {
+            let type = HKQuantityType(.heartRateVariabilitySDNN)!
+            store.execute(HKObserverQuery(sampleType: type, predicate: nil) { _, done, _ in
+                if AppClock().now.milliseconds > 60_000 { let none: Int? = nil; _ = none! }
+                done()
+            })
+        }
+    }
+
+    @Test("the run stops at the trap and says so; events up to it are kept")
+    func stops() throws {
+        let scenario = try ScenarioLoader.load(path: Repository.scenarios + "/hrv-storm.yaml")
+        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "trapper", summary: "", actions: [], make: { Trapper() }))
+        simulator.run()
+        let crash = try #require(simulator.appCrash)
+        #expect(simulator.failedCommands.last?.contains("the app trapped (SIGILL during observer update handler); the run stopped there") == true, "\(simulator.failedCommands)")
+        #expect(simulator.events.last { $0.name != "node.stopped" }?.at == crash.at, "nothing after the trap")
+        #expect(simulator.events.last?.name == "node.stopped")
+    }
+}

@@ -36,6 +36,7 @@ public enum EventName: String, CaseIterable, Sendable {
     // App lifecycle
     case appState = "app.state"
     case appMisbehaved = "app.misbehaved"
+    case appCrashed = "app.crashed"
     case deviceLocked = "device.locked"
     case deviceUnlocked = "device.unlocked"
     // Observers and background delivery

@@ -1,3 +1,4 @@
+import CAppGuard
 import Foundation
 package import PairSimCore
 import Synchronization
@@ -13,7 +14,7 @@ package final class AppRuntime: @unchecked Sendable {
     // which takes the lock (an app's stray thread), and is reported.
 
     package let registration: AppRegistration
-    package let executor = AppExecutor()
+    package private(set) var executor = AppExecutor()
     /// Emulated time of the call being delivered.
     package private(set) var now = EmulatedInstant.zero
     let lock = NSLock()
@@ -32,6 +33,9 @@ package final class AppRuntime: @unchecked Sendable {
     var records: [UUID: ExerciseRecord] = [:]
     var defaults = JSONObject()
     var reported: Set<String> = []
+    /// What crashed apps left behind: never released (not even with their runtime), since their
+    /// frames were abandoned mid-way.
+    static let graveyard = Mutex<[Confined<[Any]>]>([])
 
     package init(registration: AppRegistration, seed: UInt64) {
         self.registration = registration
@@ -99,8 +103,13 @@ package final class AppRuntime: @unchecked Sendable {
         Self.lastDelivered.withLock { $0.runtime = self }
         Thread.current.threadDictionary[Self.key] = self
         defer { Thread.current.threadDictionary[Self.key] = nil }
-        Self.$owner.withValue(self) { handle(call) }
-        executor.drain()
+        // The app's synchronous code runs with its task-local owner bound; its tasks' jobs run
+        // outside that binding, so a trap in one (which abandons the job's frames, current task
+        // included) never unwinds through a task-local scope.
+        var trapped: Int32 = 0
+        Self.$owner.withValue(self) { trapped = Self.guarded { [self] in handle(call) } }
+        if trapped == 0 { trapped = Self.guarded { [self] in executor.drain() } }
+        if trapped != 0 { crashed(signal: trapped, during: call.kind) }
         lock.lock()
         defer { outbox = []; lock.unlock() }
         return outbox
@@ -137,6 +146,30 @@ package final class AppRuntime: @unchecked Sendable {
         case .terminated:
             forgetProcess()
         }
+    }
+
+    /// Runs `body`; a trap in it returns the signal instead of ending the process (see CAppGuard).
+    static func guarded(_ body: @escaping () -> Void) -> Int32 {
+        let box = Unmanaged.passRetained(GuardedBody(body))
+        defer { box.release() }
+        return pairsim_run_guarded({ context in
+            Unmanaged<GuardedBody>.fromOpaque(context!).takeUnretainedValue().body()
+        }, box.toOpaque())
+    }
+
+    /// The app trapped: its instance and everything it registered go to the graveyard (their
+    /// frames were abandoned, so nothing of theirs is released), and the platform hears of it.
+    func crashed(signal: Int32, during: String) {
+        let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, executor, self]
+        Self.graveyard.withLock { $0.append(Confined(remains)) }
+        app = nil
+        observerQueries = [:]
+        pendingQueries = [:]
+        pendingDone = [:]
+        timers = [:]
+        recordObservers = []
+        executor = AppExecutor()
+        send(.crashed(signal: signal, during: during))
     }
 
     /// The app's `status()` lines (read inside a delivery, so the app may use the API).
@@ -205,6 +238,29 @@ package final class AppRuntime: @unchecked Sendable {
     func cancelTimer(_ id: Int) {
         guard timers.removeValue(forKey: id) != nil else { return }
         send(.cancelTimer(id))
+    }
+}
+
+/// A closure handed through C.
+final class GuardedBody {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}
+
+extension AppCall {
+    /// What the app was doing, for `app.crashed`.
+    var kind: String {
+        switch self {
+        case .launch: "launch"
+        case .scenePhase(let phase): "scene phase \(phase.rawValue)"
+        case .observerUpdate: "observer update handler"
+        case .queryResult: "query results handler"
+        case .done: "completion handler"
+        case .timer: "its clock's timer"
+        case .userAction(_, let command): "user action \(command.verb)"
+        case .recordsChanged: "records change handler"
+        case .terminated: "termination"
+        }
     }
 }
 

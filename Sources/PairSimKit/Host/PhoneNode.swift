@@ -40,6 +40,10 @@ package struct PhoneNode: NodeModel {
         var actions: [NodeAction] = []
         settle(&actions, now: now)
         guard let reply = platform.takeReply(id) else {
+            if let crash = actions.events.first(where: { $0.name == EventName.appCrashed.rawValue }) {
+                return CommandResult(ok: false, reply: "\(command.verb): the app crashed doing it (\(crash["signal"]?.stringValue ?? "a trap")); its process ended",
+                                     actions: actions)
+            }
             return CommandResult(ok: true, reply: "\(command.verb): the app is still working on it (it waits on its clock)", actions: actions)
         }
         return CommandResult(ok: reply.ok, reply: reply.text, actions: actions)

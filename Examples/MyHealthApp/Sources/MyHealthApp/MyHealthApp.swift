@@ -10,7 +10,8 @@ import PairSimKit
 public final class MyHealthApp: PairSimApp {
     public static let registration = AppRegistration(
         name: "my-health-app", summary: "alerts when HRV drops 20 % below its recent average",
-        actions: [UserActionSpec("show-hrv", "", "the readings the app has seen and its baseline")],
+        actions: [UserActionSpec("show-hrv", "", "the readings the app has seen and its baseline"),
+                  UserActionSpec("crash", "", "a bug on purpose: the app traps; PairSim ends its process and the phone goes on")],
         make: { MyHealthApp() })
 
     let store = HKHealthStore()
@@ -67,6 +68,10 @@ public final class MyHealthApp: PairSimApp {
     }
 
     public func perform(_ action: UserAction) async throws -> String {
+        if action.verb == "crash" {
+            let missing: Double? = nil
+            return "never: \(missing!)"
+        }
         guard action.verb == "show-hrv" else { throw AppError("unknown action \(action.verb)") }
         let baseline = readings.count > 1 ? readings.dropLast().reduce(0, +) / Double(readings.count - 1) : nil
         return "readings \(readings.map { String(format: "%.0f", $0) }.joined(separator: ", ")); baseline \(baseline.map { String(format: "%.1f", $0) } ?? "none")"

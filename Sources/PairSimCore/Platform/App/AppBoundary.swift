@@ -92,4 +92,7 @@ public enum AppRequest: Hashable, Sendable {
     case reply(id: Int, ok: Bool, text: String)
     /// The app broke a rule the platform cannot enforce for it (R: A6): PairSim logs and counts it.
     case misbehaved(kind: String, detail: String)
+    /// The app's code trapped (a failed precondition, a force unwrap of nil, a bad access): its
+    /// process is over, as on a device.
+    case crashed(signal: Int32, during: String)
 }

@@ -92,9 +92,31 @@ extension PhonePlatform {
             case .misbehaved(let kind, let detail):
                 counters.misbehaviours += 1
                 actions.append(event(.appMisbehaved, now, level: .warning, ["kind": .string(kind), "detail": .string(detail)]))
+            case .crashed(let signal, let during):
+                actions += appCrashed(signal: signal, during: during, now: now)
             }
         }
         if !registered.isEmpty { actions += observersExecuted(registered, answering: call, now: now) }
+        return actions
+    }
+
+    /// The app trapped: its process ends as a crash does on a device (R: A6). The platform goes on;
+    /// background delivery may launch the app again, the user may open it.
+    mutating func appCrashed(signal: Int32, during: String, now: EmulatedInstant) -> [NodeAction] {
+        counters.misbehaviours += 1
+        let name = [4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"][signal] ?? "signal \(signal)"
+        var actions = [event(.appCrashed, now, level: .error, [
+            "signal": .string(name), "during": .string(during),
+            "reason": "the app's code trapped (Swift prints why on the node's stderr); its process ended",
+        ])]
+        guard app != .notRunning, app != .forceQuit else { return actions }
+        cancelBudget()
+        observerQueries = []
+        openCompletions = [:]
+        if backgroundSince == nil { backgroundSince = now }
+        actions += resolveMissedWakes(now: now)
+        actions += setState(.notRunning, reason: "app crashed", now: now)
+        processEnded()
         return actions
     }
 

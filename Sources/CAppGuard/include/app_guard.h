@@ -1,0 +1,11 @@
+#ifndef PAIRSIM_APP_GUARD_H
+#define PAIRSIM_APP_GUARD_H
+
+/// Runs `fn(context)`. If it traps — a Swift runtime failure (SIGILL, SIGTRAP), a bad access
+/// (SIGSEGV, SIGBUS) or SIGFPE — on this thread, its stack is abandoned and the signal number is
+/// returned; otherwise 0. Signals outside a guarded call go to the handlers installed before
+/// (Swift's backtracer). Used by PairSimKit to keep a node running when an app crashes (R: A6).
+typedef void (*pairsim_guarded_fn)(void *context);
+int pairsim_run_guarded(pairsim_guarded_fn fn, void *context);
+
+#endif
