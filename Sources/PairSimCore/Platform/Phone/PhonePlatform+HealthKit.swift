@@ -38,8 +38,9 @@ extension PhonePlatform {
             lockBuffer.workouts += batch.workouts
             lockBuffer.samples += batch.samples
             lockBuffer.deleted += batch.deleted
-            let (types, hidden) = noticeable(Self.types(of: batch), in: batch)
-            var actions = [event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(Self.types(of: batch).map { .string($0.name) }),
+            let arriving = Self.types(of: batch)
+            let (types, hidden) = noticeable(arriving, in: batch)
+            var actions = [event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(arriving.map { .string($0.name) }),
                                                    "waiting": .int(Int64(lockBuffer.itemCount))])]
             actions += hiddenChanges(hidden, now: now)
             // Seed 004's reading: background delivery still wakes the app while locked; its queries will fail.

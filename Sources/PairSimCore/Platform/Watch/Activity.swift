@@ -8,19 +8,18 @@ public struct Activity: Hashable, Sendable {
     public var variability: Double
     /// Interval training: alternates hard and easy every this many seconds (0 = steady).
     public var intervalSeconds: Double
-    /// Exercise records one session of this activity produces by default.
-    public var defaultExercises: [String]
+    /// Exercise records one session of this activity produces by default (the watch app's choice).
+    public var defaultExercises: [String] { SeedsWatchApp.defaultExercises(name) }
 
     public static let all: [Activity] = [
-        Activity(name: "running", steadyHeartRate: 152, variability: 4, intervalSeconds: 0, defaultExercises: ["Running"]),
-        Activity(name: "walking", steadyHeartRate: 104, variability: 3, intervalSeconds: 0, defaultExercises: ["Walking"]),
-        Activity(name: "cycling", steadyHeartRate: 138, variability: 5, intervalSeconds: 0, defaultExercises: ["Cycling"]),
-        Activity(name: "swimming", steadyHeartRate: 134, variability: 5, intervalSeconds: 0, defaultExercises: ["Swimming"]),
-        Activity(name: "rowing", steadyHeartRate: 146, variability: 4, intervalSeconds: 0, defaultExercises: ["Rowing"]),
-        Activity(name: "hiit", steadyHeartRate: 150, variability: 4, intervalSeconds: 40, defaultExercises: ["HIIT"]),
-        Activity(name: "strength", steadyHeartRate: 116, variability: 6, intervalSeconds: 90,
-                 defaultExercises: ["Squat", "Bench Press", "Deadlift"]),
-        Activity(name: "yoga", steadyHeartRate: 92, variability: 3, intervalSeconds: 0, defaultExercises: ["Yoga"]),
+        Activity(name: "running", steadyHeartRate: 152, variability: 4, intervalSeconds: 0),
+        Activity(name: "walking", steadyHeartRate: 104, variability: 3, intervalSeconds: 0),
+        Activity(name: "cycling", steadyHeartRate: 138, variability: 5, intervalSeconds: 0),
+        Activity(name: "swimming", steadyHeartRate: 134, variability: 5, intervalSeconds: 0),
+        Activity(name: "rowing", steadyHeartRate: 146, variability: 4, intervalSeconds: 0),
+        Activity(name: "hiit", steadyHeartRate: 150, variability: 4, intervalSeconds: 40),
+        Activity(name: "strength", steadyHeartRate: 116, variability: 6, intervalSeconds: 90),
+        Activity(name: "yoga", steadyHeartRate: 92, variability: 3, intervalSeconds: 0),
     ]
 
     /// Looks an activity up by name.

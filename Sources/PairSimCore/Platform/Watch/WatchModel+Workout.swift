@@ -89,18 +89,11 @@ extension WatchModel {
         return times
     }
 
+    /// The watch app's records for a finished session (its decision: see `SeedsWatchApp`).
     mutating func makeRecords(live: WorkoutSession.Live, finished: WorkoutSession.Finished, energy: Double,
-                     workoutID: UUID?, now: EmulatedInstant) -> [ExerciseRecord] {
-        let parts = Int64(max(live.exercises.count, 1))
-        let share = EmulatedDuration.milliseconds(finished.activeDuration.milliseconds / parts)
-        var made: [ExerciseRecord] = []
-        for (index, name) in live.exercises.enumerated() {
-            // The app's own estimate, deliberately rougher than HealthKit's (D4: HealthKit wins).
-            let calories = (energy / Double(parts) * 0.9).roundedToTenth
-            made.append(ExerciseRecord(id: uuids.next(at: now), exercise: name, start: live.start + share * Int64(index),
-                                       duration: share, calories: calories, healthKitWorkoutID: workoutID, source: .watchApp))
-        }
-        return made
+                              workoutID: UUID?, now: EmulatedInstant) -> [ExerciseRecord] {
+        SeedsWatchApp.records(exercises: live.exercises, start: live.start, activeDuration: finished.activeDuration, energy: energy,
+                              workoutID: workoutID) { uuids.next(at: now) }
     }
 
     mutating func writeSample(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
