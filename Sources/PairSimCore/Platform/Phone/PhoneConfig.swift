@@ -19,7 +19,8 @@ public struct AppConfig: Hashable, Sendable {
     public var name = "reference"
     /// The app's state when phone-node starts: `foreground` (open on screen) or `notRunning`.
     public var initialState: AppState = .foreground
-    /// Register observer queries in `didFinishLaunching` (right). `false` registers them only when
+    /// The reference app's knob (the platform never reads it; PairSimApps hands it to the app):
+    /// register observer queries in `didFinishLaunching` (right). `false` registers them only when
     /// the UI first appears: background launches then find no query registered (the classic bug).
     public var registerObserversAtLaunch = true
     /// Time a backgrounded app keeps running before iOS suspends it. Apple ("Extending your app's
@@ -27,7 +28,7 @@ public struct AppConfig: Hashable, Sendable {
     public var backgroundBudget: EmulatedDuration = .seconds(5)
     /// Execution time a background-delivery wake grants (PairSim's choice; Apple gives no number).
     public var wakeBudget: EmulatedDuration = .seconds(30)
-    /// How long the app's observer handler runs before calling the completion handler.
+    /// The reference app's knob: how long its observer handler runs before calling the completion handler.
     public var handlerDuration: EmulatedDuration = .milliseconds(500)
 
     public init() {}
@@ -35,7 +36,8 @@ public struct AppConfig: Hashable, Sendable {
 
 /// Background delivery: per-type frequency and HealthKit's retry policy for missed completions.
 public struct BackgroundDeliveryConfig: Hashable, Sendable {
-    /// Seed 001's defaults: HRV, RHR, sleep immediate; the rest hourly.
+    /// What the shipped apps ask `enableBackgroundDelivery` for (seed 001's defaults: HRV, RHR,
+    /// sleep immediate; the rest hourly). The platform applies what an app asks, capped.
     public var frequencies: [ObjectType: DeliveryFrequency] = [
         .sample(.heartRateVariabilitySDNN): .immediate, .sample(.restingHeartRate): .immediate,
         .sample(.sleepAnalysis): .immediate, .sample(.stepCount): .hourly, .sample(.bodyMass): .hourly,
@@ -73,7 +75,8 @@ public enum ForegroundRule: String, Hashable, Sendable, CaseIterable {
     case timeAway
 }
 
-/// The app's refresh policy (seeds 000 and 001).
+/// The reference app's refresh policy (seeds 000 and 001): topology data the platform never reads;
+/// PairSimApps hands it to the app.
 public struct RefreshConfig: Hashable, Sendable {
     /// The coordinator accepts at most one refresh per this long (`lastRefreshDate` starts at launch).
     public var throttle: EmulatedDuration = .seconds(60)
