@@ -98,7 +98,7 @@ final class NodeLoop {
                 for input in mailbox.drain() {
                     switch input {
                     case .command(let text, let reply):
-                        let result = handle(text)
+                        let result = handle(bytes: Array(text.utf8))
                         actions += result.actions
                         replies.append((result, reply))
                     case .stop:
@@ -108,10 +108,13 @@ final class NodeLoop {
             }
             var controlReply: CommandResult?
             if ready[controlIndex].contains(.readable), let request = try control.receiveMultipart(dontWait: true) {
-                let text = String(decoding: request.first ?? [], as: UTF8.self)
-                let result = handle(text)
-                actions += result.actions
-                controlReply = result
+                if request.count != 1 {
+                    controlReply = CommandResult(ok: false, reply: "a control request is one frame holding the command text; got \(request.count) frames")
+                } else {
+                    let result = handle(bytes: request[0])
+                    actions += result.actions
+                    controlReply = result
+                }
             }
             var worked = !replies.isEmpty || controlReply != nil || !actions.isEmpty
             if let deadline = model.nextDeadline, deadline <= options.clock.now() {
@@ -160,9 +163,23 @@ final class NodeLoop {
         return actions
     }
 
-    /// Commands handled by the process itself rather than the model: `ping`, `shutdown`.
-    func handle(_ text: String) -> CommandResult {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The longest command a node takes (docs/COMMANDS.md): anything longer is refused at once,
+    /// before it is decoded or parsed, and the reply does not echo it.
+    public static let maxCommandBytes = 65_536
+
+    /// The process's own commands, listed by `help` after the model's.
+    static let processCommands = [
+        CommandSpec("ping", "", "answer pong: the node is up (the launcher's readiness check)"),
+        CommandSpec("shutdown", "", "stop gracefully; the reply comes before the node exits"),
+    ]
+
+    /// Commands handled by the process itself rather than the model: `ping`, `shutdown`, and the
+    /// two lines they add to `help`.
+    func handle(bytes: [UInt8]) -> CommandResult {
+        guard bytes.count <= Self.maxCommandBytes else {
+            return CommandResult(ok: false, reply: "command too long: \(bytes.count) bytes (the limit is \(Self.maxCommandBytes))")
+        }
+        let trimmed = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         switch trimmed {
         case "ping":
             return CommandResult(ok: true, reply: "pong \(options.node) at \(options.clock.now())")
@@ -170,7 +187,11 @@ final class NodeLoop {
             stopping = true
             return CommandResult(ok: true, reply: "\(options.node) stopping")
         default:
-            return model.handleLogged(commandText: trimmed, now: options.clock.now())
+            var result = model.handleLogged(commandText: trimmed, now: options.clock.now())
+            if trimmed == "help", result.ok {
+                result.reply += "\n" + CommandGrammar.help(Self.processCommands, node: options.node).split(separator: "\n").dropFirst().joined(separator: "\n")
+            }
+            return result
         }
     }
 

@@ -27,17 +27,7 @@ public struct NodeService: Service {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
                 let thread = Thread {
                     do {
-                        let boot = Self.newBootID()
-                        let data = options.endpoints.data
-                        let lock = try DataDirectoryLock(directory: data)
-                        defer { withExtendedLifetime(lock) {} }
-                        if options.fresh { try NodeService.wipe(data) }
-                        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-                        let storage = try SQLiteStorage(path: data + "/state.sqlite")
-                        let loop = try NodeLoop(options: options, mailbox: mailbox,
-                                                model: makeModel(options, boot), storage: storage)
-                        defer { loop.close() }
-                        try loop.run()
+                        try Self.runLoop(options: options, mailbox: mailbox, makeModel: makeModel)
                         continuation.resume()
                     } catch {
                         continuation.resume(throwing: error)
@@ -49,6 +39,23 @@ public struct NodeService: Service {
         } onCancelOrGracefulShutdown: {
             mailbox.post(.stop)
         }
+    }
+
+    /// Runs the node's loop to its end. Everything it opened — sockets, the ZeroMQ context, the
+    /// database, the directory lock — is closed when this returns: the context's end waits for the
+    /// control socket's last reply (`shutdown`'s) to leave, before the process may exit.
+    static func runLoop(options: NodeOptions, mailbox: Mailbox,
+                        makeModel: @Sendable (NodeOptions, String) -> any NodeModel) throws {
+        let boot = newBootID()
+        let data = options.endpoints.data
+        let lock = try DataDirectoryLock(directory: data)
+        defer { withExtendedLifetime(lock) {} }
+        if options.fresh { try wipe(data) }
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let storage = try SQLiteStorage(path: data + "/state.sqlite")
+        let loop = try NodeLoop(options: options, mailbox: mailbox, model: makeModel(options, boot), storage: storage)
+        defer { loop.close() }
+        try loop.run()
     }
 
     /// Removes a node's state database and event log.
