@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PairSimCore
 import Testing
 @testable import PairSimRuntime
@@ -26,5 +29,19 @@ struct EmulatedClockTests {
         let clock = EmulatedClock(epochUnixMilliseconds: Int64(EmulatedClock.wallMilliseconds()), timeScale: 60)
         let wait = clock.wallMilliseconds(until: clock.now() + .minutes(1))
         #expect(wait > 900 && wait <= 1_001)
+    }
+
+    @Test("the wall clock is read once and then follows the monotonic clock: it never goes back")  // R: S8
+    func monotonic() {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let realtime = Double(spec.tv_sec) * 1_000 + Double(spec.tv_nsec) / 1_000_000
+        #expect(abs(EmulatedClock.wallMilliseconds() - realtime) < 1_000, "anchored to Unix time")
+        var last = EmulatedClock.wallMilliseconds()
+        for _ in 0..<10_000 {
+            let now = EmulatedClock.wallMilliseconds()
+            #expect(now >= last)
+            last = now
+        }
     }
 }

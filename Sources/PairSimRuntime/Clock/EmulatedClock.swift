@@ -17,10 +17,20 @@ public struct EmulatedClock: Sendable {
         self.timeScale = timeScale
     }
 
-    /// The wall clock, Unix time in (fractional) milliseconds.
+    /// The wall clock as Unix time in (fractional) milliseconds, read once per process and then
+    /// advanced by the monotonic clock: an NTP step after start (a second is a minute at 60×) or a
+    /// clock set backwards cannot move emulated time. Two processes agree to within how far their
+    /// wall clocks agreed when each started.
     public static func wallMilliseconds() -> Double {
+        anchor.realtime + (milliseconds(CLOCK_MONOTONIC) - anchor.monotonic)
+    }
+
+    /// The wall clock and the monotonic clock, read together once.
+    static let anchor = (realtime: milliseconds(CLOCK_REALTIME), monotonic: milliseconds(CLOCK_MONOTONIC))
+
+    static func milliseconds(_ clock: clockid_t) -> Double {
         var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
+        clock_gettime(clock, &spec)
         return Double(spec.tv_sec) * 1_000 + Double(spec.tv_nsec) / 1_000_000
     }
 
