@@ -61,4 +61,18 @@ struct JSONTests {
         #expect(JSONWriter.string(.double(.nan)) == "null")
         #expect(JSONWriter.string(.double(0.1)) == "0.1")
     }
+
+    @Test("refuses duplicate keys in small and large objects, naming the key")  // R: K3
+    func duplicateKeys() throws {
+        #expect(throws: JSONError.self) { try JSONParser().parse(#"{"v":1,"v":2}"#) }
+        let many = (0..<40).map { "\"k\($0)\":\($0)" }
+        #expect(try JSONParser().parse("{" + many.joined(separator: ",") + "}").objectValue?.count == 40)
+        #expect {
+            try JSONParser().parse("{" + (many + ["\"k3\":0"]).joined(separator: ",") + "}")
+        } throws: { error in
+            (error as? JSONError)?.reason == #"duplicate key "k3""#
+        }
+        #expect(throws: JSONError.self) { try JSONParser().parse(#"{"a":{"b":1,"b":1}}"#) }
+        #expect(try JSONParser().parse(#"[{"b":1},{"b":1}]"#).arrayValue?.count == 2)
+    }
 }

@@ -22,7 +22,7 @@ struct EnginePair {
             acks += actions.frames
             if case .data(let envelope) = inbound {
                 applied.append(envelope.seq)
-                acks += phone.accept(envelope, summary: [:], now: now).frames
+                acks += phone.accept(envelope, bytes: frame.payload.count, summary: [:], now: now).frames
             }
         }
         return (applied, acks)

@@ -21,9 +21,9 @@ extension HealthSample {
         let start = try r.instant("start")
         let end = try r.instant("end")
         guard end >= start else { throw DecodeError(path: "\(r.path).end", reason: "is before start") }
-        self.init(uuid: try r.uuid("uuid"), type: type, start: start, end: end,
-                  value: try r.double("value", min: type.validRange.lowerBound, max: type.validRange.upperBound),
-                  source: try r.source("source"))
+        let value = try r.double("value", min: type.validRange.lowerBound, max: type.validRange.upperBound)
+        guard type.acceptsValue(value) else { throw DecodeError(path: "\(r.path).value", reason: "\(type.rawValue) takes whole category numbers, got \(value)") }
+        self.init(uuid: try r.uuid("uuid"), type: type, start: start, end: end, value: value, source: try r.source("source"))
     }
 }
 
@@ -46,7 +46,7 @@ extension Workout {
         let end = try r.instant("end")
         guard end >= start else { throw DecodeError(path: "\(r.path).end", reason: "is before start") }
         let active = try r.int("activeDuration", min: 0, max: end.milliseconds - start.milliseconds)
-        self.init(uuid: try r.uuid("uuid"), activity: try r.string("activity"), start: start, end: end,
+        self.init(uuid: try r.uuid("uuid"), activity: try r.string("activity", maxBytes: Workout.maxActivityBytes), start: start, end: end,
                   activeDuration: .milliseconds(active),
                   activeEnergy: try r.optionalDouble("activeEnergy", min: 0, max: 50_000),
                   source: try r.source("source"))
@@ -68,7 +68,7 @@ extension ExerciseRecord {
     }
 
     public init(reading r: FieldReader) throws(DecodeError) {
-        self.init(id: try r.uuid("id"), exercise: try r.string("exercise"), start: try r.instant("start"),
+        self.init(id: try r.uuid("id"), exercise: try r.string("exercise", maxBytes: Workout.maxActivityBytes), start: try r.instant("start"),
                   duration: .milliseconds(try r.int("duration", min: 0, max: 1 << 40)),
                   calories: try r.optionalDouble("calories", min: 0, max: 50_000),
                   healthKitWorkoutID: try r.optionalUUID("healthKitWorkoutID"),
@@ -81,11 +81,18 @@ extension DeletedObject {
 
     public init(reading r: FieldReader) throws(DecodeError) {
         let typeName = try r.string("type")
-        guard let type = ObjectType(name: typeName) else {
-            throw DecodeError(path: "\(r.path).type", reason: "unknown object type \"\(typeName.prefix(40))\"")
+        // The wire takes HealthKit's names only (`heartRate`, `workout`); commands' shortcuts
+        // (`hr`, `workouts`) are for people typing.
+        guard let type = typeName == "workout" ? .workout : SampleType(rawValue: typeName).map(ObjectType.sample) else {
+            throw DecodeError(path: "\(r.path).type", reason: "unknown object type \"\(typeName.prefix(40))\" (a sample type or workout)")
         }
         self.init(uuid: try r.uuid("uuid"), type: type)
     }
+}
+
+extension Workout {
+    /// Longest activity (workout) or exercise (record) name the wire takes, in UTF-8 bytes.
+    public static let maxActivityBytes = 256
 }
 
 /// Body of an `hk.objects` message: a HealthKit sync batch.

@@ -92,18 +92,18 @@ public struct SampleSeries: Hashable, Sendable {
         samples.reserveCapacity(uuids.count)
         for index in 0..<uuids.count {
             let uuid = uuids[index]
-            guard let start = starts[index].intValue, start >= 0, start <= 1 << 50 else {
+            guard let start = starts[index].exactIntValue, start >= 0, start <= FieldReader.maxTime else {
                 throw DecodeError(path: "\(r.path).start[\(index)]", reason: "expected a time ≥ 0")
             }
             var end = start
             if let ends {
-                guard let value = ends[index].intValue, value >= start, value <= 1 << 50 else {
+                guard let value = ends[index].exactIntValue, value >= start, value <= FieldReader.maxTime else {
                     throw DecodeError(path: "\(r.path).end[\(index)]", reason: "expected a time ≥ start")
                 }
                 end = value
             }
-            guard let value = values[index].doubleValue, range.contains(value) else {
-                throw DecodeError(path: "\(r.path).value[\(index)]", reason: "expected a number within \(range.lowerBound)…\(range.upperBound)")
+            guard let value = values[index].doubleValue, range.contains(value), type.acceptsValue(value) else {
+                throw DecodeError(path: "\(r.path).value[\(index)]", reason: "expected a number within \(range.lowerBound)…\(range.upperBound)\(type == .sleepAnalysis ? ", a whole category number" : "")")
             }
             samples.append(HealthSample(uuid: uuid, type: type, start: EmulatedInstant(milliseconds: start),
                                         end: EmulatedInstant(milliseconds: end), value: value, source: source))

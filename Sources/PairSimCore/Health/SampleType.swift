@@ -70,6 +70,12 @@ public enum SampleType: String, Hashable, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// Whether `value` (already within `validRange`) is one this type can hold: category types
+    /// (sleep stages) take whole numbers only.
+    public func acceptsValue(_ value: Double) -> Bool {
+        self != .sleepAnalysis || value.rounded() == value
+    }
+
     /// Resolves a command-line spelling: short name or HealthKit-style name.
     public init?(name: String) {
         if let match = SampleType.allCases.first(where: { $0.shortName == name || $0.rawValue == name }) {

@@ -96,6 +96,10 @@ extension JSON {
         }
     }
 
+    /// The value as Int64 only if it was written as an integer (`1`, not `1.0` or `1e0`): what the
+    /// wire's "integer" fields take.
+    public var exactIntValue: Int64? { if case .int(let v) = self { v } else { nil } }
+
     /// The value as Double if it is a number.
     public var doubleValue: Double? {
         switch self {

@@ -88,10 +88,23 @@ private struct Reader {
         var object = JSONObject()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+        // Duplicate keys are refused: parsers disagree on which one wins (first or last), so a frame
+        // that means different things to different readers is not accepted. Small objects (all the
+        // wire's) are checked by a scan; a set takes over past 16 members so a hostile object with
+        // many keys stays linear.
+        var seen: Set<String>? = nil
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let keyOffset = index
             let key = try string()
+            if seen != nil {
+                if !seen!.insert(key).inserted { throw JSONError(offset: keyOffset, reason: "duplicate key \"\(key.prefix(40))\"") }
+            } else if object.members.contains(where: { $0.key == key }) {
+                throw JSONError(offset: keyOffset, reason: "duplicate key \"\(key.prefix(40))\"")
+            } else if object.count == 16 {
+                seen = Set(object.keys + [key])
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             index += 1

@@ -1,30 +1,42 @@
 extension SyncEngine {
     /// Most sender streams remembered per channel (older ones are forgotten).
     static let rememberedStreams = 8
+    /// Most sequence numbers an ack's `selective` list may carry (this node sends at most as many).
+    public static let maxSelective = 512
 
     /// Classifies and partly handles one frame from the wire.
     public mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> (Inbound, [NodeAction]) {
+        // `wire.rejected`'s `bytes` is always the whole message: every frame's length added up.
+        let frameBytes = frames.reduce(0) { $0 + $1.count }
         let envelope: Envelope
         do {
             envelope = try WireCodec.decode(frames: frames, limits: limits)
         } catch {
-            let topic = frames.first.flatMap { String(validating: $0, as: UTF8.self) }
-            return (.rejected(error), [reject(error, topic: topic, bytes: frames.reduce(0) { $0 + $1.count }, now: now)])
+            // A topic that is not UTF-8 is shown with U+FFFD in place of the bad bytes.
+            let topic = frames.first.map { String(decoding: $0, as: UTF8.self) }
+            return (.rejected(error), [reject(error, topic: topic, bytes: frameBytes, now: now)])
         }
         guard envelope.from == node.peer else {
             let error = WireError(.badEnvelope, "envelope.from is \(envelope.from): a \(node) node accepts only its peer's messages")
-            return (.rejected(error), [reject(error, topic: envelope.topic, bytes: frames[1].count, now: now)])
+            return (.rejected(error), [reject(error, topic: envelope.topic, bytes: frameBytes, now: now)])
         }
         switch envelope.kind {
         case .hello:
+            do throws(DecodeError) {
+                try Self.checkHello(envelope.body)
+            } catch {
+                let wireError = WireError(.badBody, error.description)
+                return (.rejected(wireError), [reject(wireError, topic: envelope.topic, bytes: frameBytes, now: now)])
+            }
             return (.hello, [])
         case .ack:
-            return handleAck(envelope, bytes: frames[1].count, now: now)
+            return handleAck(envelope, bytes: frameBytes, now: now)
         case .objects, .records:
             let channel = envelope.channel!
             let window = inbound[channel]?[envelope.stream]
-            outbound[channel]!.counters.receivedBytes += frames[1].count
             if let window, window.contains(envelope.seq) {
+                // Received bytes count messages taken (new or duplicate), never refused ones.
+                outbound[channel]!.counters.receivedBytes += frames[1].count
                 outbound[channel]!.counters.duplicatesDropped += 1
                 return (.duplicate, [
                     .emit(Event(at: now, node: node, .syncDuplicate, fields: [
@@ -38,13 +50,26 @@ extension SyncEngine {
     }
 
     /// Records `envelope` as received (after its body was applied) and acknowledges it.
-    public mutating func accept(_ envelope: Envelope, summary: JSONObject, now: EmulatedInstant) -> [NodeAction] {
+    /// A `hello` body: `{"streams":{"healthkit":…,"cloudkit":…}}`, each stream 1 to 64 bytes.
+    static func checkHello(_ body: JSONObject) throws(DecodeError) {
+        let members = try FieldReader(body, path: "body").object("streams")
+        let streams = FieldReader(members, path: "body.streams")
+        for channel in Channel.allCases { _ = try streams.string(channel.rawValue, minBytes: 1, maxBytes: 64) }
+        if let extra = members.keys.first(where: { Channel(rawValue: $0) == nil }) {
+            throw DecodeError(path: "body.streams", reason: "unknown channel \"\(extra.prefix(40))\" (expected healthkit and cloudkit)")
+        }
+    }
+
+    /// Records `envelope` (of `bytes` envelope bytes) as received after its body was applied, and
+    /// acknowledges it.
+    public mutating func accept(_ envelope: Envelope, bytes: Int, summary: JSONObject, now: EmulatedInstant) -> [NodeAction] {
         let channel = envelope.channel!
         var window = inbound[channel]?[envelope.stream] ?? InboundWindow(stream: envelope.stream)
         if inbound[channel]?[envelope.stream] == nil { rememberStream(envelope.stream, channel) }
         window.insert(envelope.seq)
         inbound[channel, default: [:]][envelope.stream] = window
         outbound[channel]!.counters.receivedMessages += 1
+        outbound[channel]!.counters.receivedBytes += bytes
         var fields: JSONObject = [
             "channel": .string(channel.rawValue), "seq": .int(Int64(envelope.seq)), "kind": .string(envelope.kind.rawValue),
             "delay": .string((now - envelope.sentAt).description),
@@ -56,9 +81,10 @@ extension SyncEngine {
         ]
     }
 
-    /// A frame whose envelope was fine but whose body was not: refused, not acknowledged.
+    /// A frame whose envelope (of `bytes` envelope bytes) was fine but whose body was not: refused,
+    /// not acknowledged.
     public mutating func rejectBody(_ envelope: Envelope, _ error: DecodeError, bytes: Int, now: EmulatedInstant) -> NodeAction {
-        reject(WireError(.badBody, error.description), topic: envelope.topic, bytes: bytes, now: now)
+        reject(WireError(.badBody, error.description), topic: envelope.topic, bytes: bytes + envelope.topic.utf8.count, now: now)
     }
 
     mutating func reject(_ error: WireError, topic: String?, bytes: Int, now: EmulatedInstant) -> NodeAction {
@@ -78,7 +104,7 @@ extension SyncEngine {
     }
 
     func ackFrame(_ channel: Channel, window: InboundWindow, now: EmulatedInstant) -> WireFrame {
-        let selective = window.above.sorted().prefix(512).map { JSON.int(Int64($0)) }
+        let selective = window.above.sorted().prefix(Self.maxSelective).map { JSON.int(Int64($0)) }
         return WireCodec.encode(Envelope(
             from: node, stream: window.stream, seq: 0, sentAt: now, channel: channel, kind: .ack,
             body: ["upTo": .int(Int64(window.cumulative)), "selective": .array(Array(selective))]))
@@ -91,8 +117,8 @@ extension SyncEngine {
         var selective: [UInt64] = []
         do throws(DecodeError) {
             upTo = try reader.int("upTo", min: 0)
-            for (index, item) in try reader.array("selective", limit: 4_096).enumerated() {
-                guard let seq = item.intValue, seq > 0 else {
+            for (index, item) in try reader.array("selective", limit: Self.maxSelective).enumerated() {
+                guard let seq = item.exactIntValue, seq > 0 else {
                     throw DecodeError(path: "body.selective[\(index)]", reason: "expected a positive integer")
                 }
                 selective.append(UInt64(seq))

@@ -43,7 +43,7 @@ public struct FieldReader {
 
     public func int(_ key: String, min: Int64 = .min, max: Int64 = .max) throws(DecodeError) -> Int64 {
         let value = try required(key)
-        guard let number = value.intValue else { throw DecodeError(path: at(key), reason: "expected an integer, got \(JSONWriter.string(value).prefix(40))") }
+        guard let number = value.exactIntValue else { throw DecodeError(path: at(key), reason: "expected an integer, got \(JSONWriter.string(value).prefix(40))") }
         guard number >= min else { throw DecodeError(path: at(key), reason: "must be ≥ \(min), got \(number)") }
         guard number <= max else { throw DecodeError(path: at(key), reason: "must be ≤ \(max), got \(number)") }
         return number
@@ -61,8 +61,21 @@ public struct FieldReader {
         return try double(key, min: min, max: max)
     }
 
+    /// The latest time the wire accepts (2^50 ms, about 35,700 years): far beyond any run, small
+    /// enough that adding durations never overflows.
+    public static let maxTime: Int64 = 1 << 50
+
     public func instant(_ key: String) throws(DecodeError) -> EmulatedInstant {
-        EmulatedInstant(milliseconds: try int(key, min: 0, max: 1 << 50))
+        EmulatedInstant(milliseconds: try int(key, min: 0, max: Self.maxTime))
+    }
+
+    /// A string of at most `maxBytes` UTF-8 bytes (and at least `minBytes`).
+    public func string(_ key: String, minBytes: Int = 0, maxBytes: Int) throws(DecodeError) -> String {
+        let text = try string(key)
+        guard (minBytes...maxBytes).contains(text.utf8.count) else {
+            throw DecodeError(path: at(key), reason: "must be \(minBytes) to \(maxBytes) bytes, got \(text.utf8.count)")
+        }
+        return text
     }
 
     public func uuid(_ key: String) throws(DecodeError) -> UUID {

@@ -20,7 +20,7 @@ public enum WireCodec {
             throw WireError(.frameCount, "expected 2 frames (topic, envelope), got \(frames.count)")
         }
         guard let topic = String(validating: frames[0], as: UTF8.self) else {
-            throw WireError(.unknownTopic, "topic frame is not UTF-8")
+            throw WireError(.unknownTopic, "topic frame is not UTF-8 (\(frames[0].count) bytes)")
         }
         return try decode(WireFrame(topic: topic, payload: frames[1]), limits: limits)
     }
@@ -58,7 +58,7 @@ public enum WireCodec {
                 throw DecodeError(path: "envelope.stream", reason: "must be 1 to 64 bytes")
             }
             let seq = try fields.int("seq", min: 0)
-            let sentAt = try fields.int("sentAt", min: 0)
+            let sentAt = try fields.int("sentAt", min: 0, max: FieldReader.maxTime)
             let kindText = try fields.string("kind")
             guard kindText == topicKind.rawValue else {
                 throw DecodeError(path: "envelope.kind", reason: "\"\(kindText)\" does not match topic \(frame.topic)")
@@ -69,6 +69,9 @@ public enum WireCodec {
             }
             if topicKind == .objects || topicKind == .records, seq < 1 {
                 throw DecodeError(path: "envelope.seq", reason: "must be ≥ 1 for data messages")
+            }
+            if topicKind == .ack || topicKind == .hello, seq != 0 {
+                throw DecodeError(path: "envelope.seq", reason: "must be 0 for \(topicKind.rawValue), got \(seq)")
             }
             let body = try fields.object("body")
             return Envelope(from: from, stream: stream, seq: UInt64(seq), sentAt: EmulatedInstant(milliseconds: sentAt),

@@ -20,13 +20,13 @@ extension PhonePlatform {
             do { batch = try HealthObjectsBatch(body: envelope.body, limits: topology.wire) } catch {
                 return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
             }
-            return sync.accept(envelope, summary: batch.summary, now: now) + ingest(batch, now: now)
+            return sync.accept(envelope, bytes: bytes, summary: batch.summary, now: now) + ingest(batch, now: now)
         case .records:
             let batch: RecordsBatch
             do { batch = try RecordsBatch(body: envelope.body, limits: topology.wire) } catch {
                 return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
             }
-            return sync.accept(envelope, summary: batch.summary, now: now) + receiveRecords(batch, now: now)
+            return sync.accept(envelope, bytes: bytes, summary: batch.summary, now: now) + receiveRecords(batch, now: now)
         case .ack, .hello:
             preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")
         }

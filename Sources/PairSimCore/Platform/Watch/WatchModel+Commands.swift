@@ -31,6 +31,9 @@ extension WatchModel {
             case "start-workout":
                 try args.expect(1...20)
                 let name = try args.choice(0, name: "activity", from: Activity.all.map(\.name))
+                for exercise in line.arguments.dropFirst() where exercise.utf8.count > Workout.maxActivityBytes {
+                    throw CommandError("start-workout: an exercise name is at most \(Workout.maxActivityBytes) bytes (one has \(exercise.utf8.count)); the wire refuses longer ones")
+                }
                 return startWorkout(Activity.named(name)!, exercises: Array(line.arguments.dropFirst()), now: now)
             case "pause":
                 try args.expect(0...0)

@@ -24,7 +24,7 @@ extension WatchModel {
             let (deleted, deleteOps) = store.delete(batch.deleted, now: now)
             actions += (saveOps + deleteOps).map(NodeAction.persist)
             actions += StoreEvents.health(saved: saved, deleted: deleted, node: .watch, now: now)
-            actions += sync.accept(envelope, summary: batch.summary, now: now)
+            actions += sync.accept(envelope, bytes: bytes, summary: batch.summary, now: now)
         case .records:
             let batch: RecordsBatch
             do { batch = try RecordsBatch(body: envelope.body, limits: topology.wire) } catch {
@@ -34,7 +34,7 @@ extension WatchModel {
             let (removed, deleteOps) = records.delete(batch.deleted)
             actions += (saveOps + deleteOps).map(NodeAction.persist)
             actions += StoreEvents.records(saved: saved, deleted: removed, node: .watch, now: now)
-            actions += sync.accept(envelope, summary: batch.summary, now: now)
+            actions += sync.accept(envelope, bytes: bytes, summary: batch.summary, now: now)
         case .ack, .hello:
             preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")
         }
