@@ -36,14 +36,16 @@ struct SyncBench: ParsableCommand {
         let t1 = monotonicNanoseconds()
         let deadline = monotonicNanoseconds() + 300_000_000_000
         while true {
-            let status = try pair.ctl(.watch, "status")
-            if status.contains("healthkit: pending 0"), !status.contains("bulk write") { break }
+            let status = try JSONParser().parse(try pair.ctl(.watch, "status --json"))
+            if status["channels"]?["healthkit"]?["pending"]?.intValue == 0, status["bulkWrite"] == .null { break }
             guard monotonicNanoseconds() < deadline else { throw BenchError("the phone did not acknowledge everything within 300 s") }
             usleep(5_000)
         }
         let t2 = monotonicNanoseconds()
-        let phoneStatus = try pair.ctl(.phone, "status")
-        guard phoneStatus.contains("\(samples) samples") else { throw BenchError("phone did not store every sample:\n\(phoneStatus)") }
+        let phoneStatus = try JSONParser().parse(try pair.ctl(.phone, "status --json"))
+        guard phoneStatus["stores"]?["samples"]?.intValue == Int64(samples) else {
+            throw BenchError("phone did not store every sample: \(JSONWriter.string(phoneStatus))")
+        }
         let total = Double(t2 - t0) / 1e9
         let rate = Double(samples) / total
         report("PairSim end to end: \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rate)) samples/s")

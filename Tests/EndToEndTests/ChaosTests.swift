@@ -48,10 +48,11 @@ struct ChaosTests {
         var kills = 0
         let deadline = Date().addingTimeInterval(90)
         func settled() -> Bool {
-            guard let watch = try? pair.ctl(.watch, "status").text, let phone = try? pair.ctl(.phone, "status").text else { return false }
-            return watch.contains("\(workouts) generated, 0 to go") && watch.contains("healthkit: pending 0")
-                && watch.contains("cloudkit: pending 0") && phone.contains("pending out 0")
-                && !phone.contains("held until unlock") && !phone.contains("waiting in CloudKit")
+            guard let watch = try? pair.status(.watch), let phone = try? pair.status(.phone) else { return false }
+            let pendingOut = Channel.allCases.map { (watch["channels"]?[$0.rawValue]?["pending"]?.intValue ?? -1) + (phone["channels"]?[$0.rawValue]?["pending"]?.intValue ?? -1) }
+            return watch["workoutStream"]?["generated"]?.intValue == Int64(workouts) && watch["workoutStream"]?["remaining"]?.intValue == 0
+                && pendingOut == [0, 0]
+                && phone["stores"]?["heldUntilUnlock"]?.intValue == 0 && phone["stores"]?["waitingInCloudKit"]?.intValue == 0
         }
         while Date() < deadline {
             if chaos, kills < 12 {

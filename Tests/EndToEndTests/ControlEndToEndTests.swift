@@ -37,6 +37,39 @@ struct ControlEndToEndTests {
         #expect(try pair.ctl(.watch, "ping").ok)
     }
 
+    @Test("status --json is one typed JSON object per node, every key documented in COMMANDS.md", .timeLimit(.minutes(2)))  // R: K4
+    func statusJSON() throws {
+        let pair = try PairHarness("e2e-status-json")
+        defer { pair.stopAll() }
+        try pair.up()
+        let reply = try pair.must(.watch, "write-sample hrv 48")
+        let uuid = try #require(reply.split(separator: " ").first { $0.hasPrefix("uuid=") }.map { String($0.dropFirst(5)) }, "\(reply)")
+        try pair.waitFor(.phone, "hk.saved of \(uuid)") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/COMMANDS.md"), encoding: .utf8)
+        func keys(_ value: JSON) -> [String] {
+            guard let object = value.objectValue else { return [] }
+            return object.members.flatMap { member in
+                (WireError.Code(rawValue: member.key) != nil || Channel(rawValue: member.key) != nil ? [] : [member.key]) + keys(member.value)
+            }
+        }
+        for node in NodeName.allCases {
+            let status = try JSONParser().parse(try pair.must(node, "status --json"))
+            #expect(status["node"] == .string(node.rawValue))
+            for key in keys(status) { #expect(page.contains("`\(key)`"), "\(node) status key \(key) is not in docs/COMMANDS.md") }
+            #expect((status["stores"]?["samples"]?.intValue ?? 0) >= 1, "\(status)")
+            #expect(status["rejected"]?["bad-body"]?.intValue == 0)
+        }
+        let phone = try JSONParser().parse(try pair.must(.phone, "status --json"))
+        #expect((phone["channels"]?["healthkit"]?["received"]?.intValue ?? 0) >= 1)
+        #expect(phone["app"]?.arrayValue != nil, "the app's own status lines ride along")
+        let watch = try JSONParser().parse(try pair.must(.watch, "status --json"))
+        #expect((watch["channels"]?["healthkit"]?["sent"]?.intValue ?? 0) >= 1)
+        #expect(watch["channels"]?["cloudkit"]?["partitioned"] == .bool(false))
+        #expect(watch["session"]?["state"] == "idle")
+        #expect(!(try pair.ctl(.watch, "status --jsn").ok), "an unknown option is refused")
+    }
+
     @Test("shutdown always answers before the node exits (200 start/shutdown cycles)", .timeLimit(.minutes(3)))  // R: K4
     func shutdownAnswers() throws {
         let pair = try PairHarness("e2e-shutdown")

@@ -119,6 +119,11 @@ final class PairHarness {
         return reply.text
     }
 
+    /// A node's `status --json` (schema in docs/COMMANDS.md).
+    func status(_ node: NodeName) throws -> JSON {
+        try JSONParser().parse(try must(node, "status --json"))
+    }
+
     /// Runs the `topology` binary to completion; returns status and output.
     func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
         try Self.runTopology(arguments)

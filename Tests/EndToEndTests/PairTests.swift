@@ -47,7 +47,7 @@ struct PairTests {
         try pair.startNode(.phone, epoch: epoch)
         try pair.waitFor(.phone, "the late workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         try pair.waitFor(.phone, "the HRV sample") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
-        try pair.waitFor(.watch, "all acknowledged") { _ in try! pair.ctl(.watch, "status").text.contains("healthkit: pending 0") }
+        try pair.waitFor(.watch, "all acknowledged") { _ in (try? pair.status(.watch))?["channels"]?["healthkit"]?["pending"]?.intValue == 0 }
         #expect(pair.events(.phone).filter { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }.count == 1)
     }
 

@@ -37,8 +37,8 @@ struct RestartTests {
         try pair.must(.watch, "write-sample weight 71.0")
         try pair.startNode(.phone, epoch: epoch)
         try pair.waitFor(.phone, count: 2, "both weight samples") { $0.name == "hk.saved" }
-        let status = try pair.must(.phone, "status")
-        #expect(status.contains("healthkit store: 0 workouts, 2 samples"), "\(status)")
+        let status = try pair.status(.phone)
+        #expect(status["stores"]?["workouts"] == 0 && status["stores"]?["samples"] == 2, "\(status)")
         #expect(pair.events(.phone).filter { $0.name == "hk.saved" }.count == 2)
     }
 }

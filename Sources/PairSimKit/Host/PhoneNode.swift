@@ -28,7 +28,12 @@ package struct PhoneNode: NodeModel {
             var result = platform.handle(command: command, appCommands: appCommands, now: now)
             if command.verb == "status", result.ok {
                 let lines = runtime.status(now: now)
-                if !lines.isEmpty { result.reply += "\n" + lines.map { "app: " + $0 }.joined(separator: "\n") }
+                if command.options["json"] != nil, var object = (try? JSONParser().parse(result.reply))?.objectValue {
+                    object.append("app", .array(lines.map(JSON.string)))
+                    result.reply = JSONWriter.string(.object(object))
+                } else if !lines.isEmpty {
+                    result.reply += "\n" + lines.map { "app: " + $0 }.joined(separator: "\n")
+                }
             }
             settle(&result.actions, now: now)
             return result

@@ -63,7 +63,8 @@ extension PhonePlatform {
             case "write-sample":
                 return try writeSampleCommand(args, now: now)
             case "status":
-                try args.expect(0...0)
+                try args.expect(0...0, options: ["json"])
+                if line.options["json"] != nil { return CommandResult(ok: true, reply: JSONWriter.string(.object(statusJSON(now: now)))) }
                 return CommandResult(ok: true, reply: status(now: now))
             case "help":
                 return CommandResult(ok: true, reply: CommandGrammar.help(Self.commands + appCommands, node: .phone))

@@ -1,5 +1,22 @@
 /// The platform's part of the phone's `status` reply (the app adds its own lines).
 extension PhonePlatform {
+    /// `status --json` (schema in docs/COMMANDS.md); the host adds the app's own lines as `app`.
+    func statusJSON(now: EmulatedInstant) -> JSONObject {
+        var object: JSONObject = ["node": "phone", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
+        object.append("appState", .string(app.rawValue))
+        object.append("locked", .bool(locked))
+        object.append("observers", .array(observerQueries.map { .string($0.type.name) }))
+        object.append("stores", .object([
+            "workouts": .int(Int64(store.workoutCount)), "samples": .int(Int64(store.sampleCount)),
+            "tombstones": .int(Int64(store.tombstones.count)), "records": .int(Int64(records.count)),
+            "heldUntilUnlock": .int(Int64(lockBuffer.itemCount)),
+            "waitingInCloudKit": .int(Int64(container.saved.count + container.deleted.count)),
+        ]))
+        object.append("channels", sync.channelsJSON(now: now))
+        object.append("rejected", sync.rejectedJSON)
+        return object
+    }
+
     func status(now: EmulatedInstant) -> String {
         var lines = ["phone at \(now) seed \(seed)"]
         var appLine = "app: \(app.rawValue)\(locked ? ", device LOCKED" + (frontmostAtLock ? " (app on screen at lock)" : "") : "")"

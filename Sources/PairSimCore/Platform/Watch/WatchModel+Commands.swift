@@ -82,7 +82,8 @@ extension WatchModel {
                 try args.expect(0...0)
                 return partition(line.verb, now: now)
             case "status":
-                try args.expect(0...0)
+                try args.expect(0...0, options: ["json"])
+                if line.options["json"] != nil { return ok(JSONWriter.string(.object(statusJSON(now: now)))) }
                 return CommandResult(ok: true, reply: status(now: now))
             case "help":
                 return CommandResult(ok: true, reply: CommandGrammar.help(Self.commands, node: .watch))
@@ -132,6 +133,26 @@ extension WatchModel {
         let still = channels.filter { sync.isPartitioned($0, at: now) }
         return ok("\(verb): \(changed.map(\.rawValue).joined(separator: " and ")) \(on ? "stopped" : "no longer \(reason)")"
                   + (still.isEmpty || on ? "" : "; still held: \(still.map(\.rawValue).joined(separator: ", "))"), actions)
+    }
+
+    /// `status --json` (schema in docs/COMMANDS.md).
+    func statusJSON(now: EmulatedInstant) -> JSONObject {
+        var session: JSONObject = ["state": .string(self.session.stateName)]
+        if let live = self.session.live {
+            session.append("activity", .string(live.activity.name))
+            session.append("number", .int(Int64(live.number)))
+            session.append("activeMs", .int(live.activeDuration(at: now).milliseconds))
+            session.append("recovered", .bool(live.recovered))
+        }
+        var object: JSONObject = ["node": "watch", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
+        object.append("session", .object(session))
+        object.append("workoutStream", plan.map { .object(["generated": .int(Int64($0.generated)), "remaining": .int(Int64($0.remaining))]) } ?? .null)
+        object.append("bulkWrite", bulk.map { .object(["type": .string($0.type.rawValue), "done": .int(Int64($0.done)), "total": .int(Int64($0.total))]) } ?? .null)
+        object.append("stores", .object(["workouts": .int(Int64(store.workoutCount)), "samples": .int(Int64(store.sampleCount)),
+                                         "records": .int(Int64(records.count))]))
+        object.append("channels", sync.channelsJSON(now: now))
+        object.append("rejected", sync.rejectedJSON)
+        return object
     }
 
     func status(now: EmulatedInstant) -> String {
