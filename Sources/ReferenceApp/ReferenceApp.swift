@@ -171,7 +171,7 @@ public final class ReferenceApp: PairSimApp {
         let (load, cancelled) = tabs.reload(tab)
         if let cancelled {
             AppLog.count("cancelledLoads")
-            log("tab.load.cancelled", [("tab", .string(tab.rawValue)), ("load", .int(cancelled)), ("by", .int(load))])
+            log("tab.load.cancelled", [("tab", .string(tab.rawValue)), ("load", .int(cancelled)), ("supersededBy", .int(load))])
         }
         log("tab.reload", [("tab", .string(tab.rawValue)), ("load", .int(load)), ("source", .string(source))])
         switch snapshots.fetch(for: SnapshotService.Waiter(tab: tab, load: load), now: clock.now) {

@@ -75,4 +75,18 @@ struct JSONTests {
         #expect(throws: JSONError.self) { try JSONParser().parse(#"{"a":{"b":1,"b":1}}"#) }
         #expect(try JSONParser().parse(#"[{"b":1},{"b":1}]"#).arrayValue?.count == 2)
     }
+
+    @Test("an app's field named like a log line's own key, or twice, still makes one readable line")  // R: A1, K3
+    func appFieldsOnALine() throws {
+        let fields: JSONObject = {
+            var object = JSONObject()
+            object.append("tab", "train"); object.append("by", 5); object.append("load", 4); object.append("load", 6)
+            return object
+        }()
+        let event = Event(at: .zero, node: .phone, name: "tab.load.cancelled", fields: fields, byApp: true)
+        let read = try Event(jsonLine: event.jsonLine)
+        #expect(read.byApp)
+        #expect(read["_by"] == 5 && read["load"] == 6 && read.fields.count == 3)
+        #expect(read == event)
+    }
 }

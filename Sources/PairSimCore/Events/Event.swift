@@ -19,13 +19,26 @@ public struct Event: Hashable, Sendable {
     /// Logged by the app under test (through PairSimKit), not by the platform (R: A1).
     public var byApp: Bool
 
+    /// Keys of a log line's own (`t`, `time`, `node`, `event`, `by`, `level`); no field may use them.
+    public static let reservedKeys: Set<String> = ["t", "time", "node", "event", "by", "level"]
+
     public init(at: EmulatedInstant, node: NodeName, name: String, level: Level = .info, fields: JSONObject = [:], byApp: Bool = false) {
         self.at = at
         self.node = node
         self.name = name
-        self.fields = fields
+        self.fields = byApp ? Self.appFields(fields) : fields
         self.level = level
         self.byApp = byApp
+    }
+
+    /// An app's fields made safe for a log line: a reserved key gets a leading `_` (`by` → `_by`),
+    /// and of two fields with one name the later wins. Without this an app's `by` field made a line
+    /// with two `by` keys, which readers refuse (duplicate keys) or misread.
+    static func appFields(_ fields: JSONObject) -> JSONObject {
+        guard fields.members.contains(where: { reservedKeys.contains($0.key) }) || Set(fields.keys).count != fields.count else { return fields }
+        var safe = JSONObject()
+        for member in fields.members { safe[reservedKeys.contains(member.key) ? "_" + member.key : member.key] = member.value }
+        return safe
     }
 
     /// The field `key`, if present.
@@ -54,7 +67,7 @@ extension Event {
               let name = object["event"]?.stringValue
         else { throw JSONError(offset: 0, reason: "not an event line (needs t, node, event)") }
         var fields = JSONObject()
-        for member in object.members where !["t", "time", "node", "event", "by", "level"].contains(member.key) {
+        for member in object.members where !Event.reservedKeys.contains(member.key) {
             fields.append(member.key, member.value)
         }
         let level = object["level"]?.stringValue.flatMap(Level.init(rawValue:)) ?? .info

@@ -68,7 +68,8 @@ extension PhonePlatform {
             case .postNotification(let title, let body, let info):
                 counters.notifications += 1
                 var fields: JSONObject = ["title": .string(title), "body": .string(body)]
-                for member in info.members { fields.append(member.key, member.value) }
+                // The app's userInfo cannot replace the title and body.
+                for member in info.members where fields[member.key] == nil { fields.append(member.key, member.value) }
                 actions.append(event(.notificationPosted, now, fields))
             case .setDefault(let key, let value):
                 defaults[key] = value
