@@ -49,7 +49,6 @@ extension SyncEngine {
         }
     }
 
-    /// Records `envelope` as received (after its body was applied) and acknowledges it.
     /// A `hello` body: `{"streams":{"healthkit":…,"cloudkit":…}}`, each stream 1 to 64 bytes.
     static func checkHello(_ body: JSONObject) throws(DecodeError) {
         let members = try FieldReader(body, path: "body").object("streams")
