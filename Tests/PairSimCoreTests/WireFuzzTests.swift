@@ -123,7 +123,7 @@ struct FrameFuzzer {
         case 3:
             let kind = pick(["ack", "hello"])
             let body: JSONObject = kind == "ack"
-                ? ["upTo": .int(Int64(int(0...100))), "selective": .array((0..<int(0...ReceiverUnderTest.maxSelective)).map { _ in .int(Int64(int(101...10_000))) })]
+                ? ["upTo": .int(Int64(int(0...100))), "selective": .array((0..<int(0...SyncEngine.maxSelective)).map { _ in .int(Int64(int(101...10_000))) })]
                 : ["streams": .object(["healthkit": "w9.hk", "cloudkit": "w9.ck"])]
             return (Self.frames(kind == "ack" ? "ack.hk" : "hello", Self.envelope(seq: 0, channel: kind == "ack" ? "healthkit" : nil, kind: kind, body: body)), .control)
         case 4:
@@ -210,7 +210,7 @@ struct FrameFuzzer {
             body["samples"] = .array((0..<(Self.limits.maxItemsPerMessage + 1)).map { _ in .object(self.sample()) })
         case 10:
             topic = "ack.hk"; kind = "ack"; envelopeSeq = 0
-            body = ["upTo": 3, "selective": .array((0...ReceiverUnderTest.maxSelective).map { .int(Int64($0 + 10)) })]
+            body = ["upTo": 3, "selective": .array((0...SyncEngine.maxSelective).map { .int(Int64($0 + 10)) })]
         case 11:
             topic = "ack.hk"; kind = "ack"; envelopeSeq = 0
             body = pick([["upTo": -1], ["upTo": Self.fractional(1)], ["upTo": 2, "selective": [0]], ["upTo": 2, "selective": [Self.fractional(3)]]] as [JSONObject])
@@ -225,7 +225,6 @@ struct FrameFuzzer {
     }
 }
 
-typealias ReceiverUnderTest = SyncEngine
 
 @Suite("Wire fuzz: hostile frames judged by docs/PROTOCOL.md")
 struct WireFuzzTests {
