@@ -225,7 +225,6 @@ struct FrameFuzzer {
     }
 }
 
-
 @Suite("Wire fuzz: hostile frames judged by docs/PROTOCOL.md")
 struct WireFuzzTests {
     @Test("the page's tables are what the code knows")  // R: K3
