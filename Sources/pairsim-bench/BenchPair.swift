@@ -63,6 +63,17 @@ final class BenchPair {
         throw BenchError("\(node)-node did not start")
     }
 
+    /// Peak resident set size (VmHWM) of each node process so far, in MB.
+    func peakRSS() -> [NodeName: Int] {
+        var result: [NodeName: Int] = [:]
+        for (node, process) in zip(NodeName.allCases, processes) {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+            result[node] = (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1_024
+        }
+        return result
+    }
+
     func stop() {
         for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
         for process in processes { process.waitUntilExit() }

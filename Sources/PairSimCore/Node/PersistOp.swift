@@ -22,6 +22,14 @@ public enum PersistOp: Hashable, Sendable {
     case outboxPut(Channel, OutboxRecord)
     /// Forget acknowledged outbox messages.
     case outboxRemove(Channel, [UInt64])
+    /// Objects that reached a locked phone, held until unlock (appended in arrival order).
+    case hold(HealthObjectsBatch)
+    /// Forget everything held: at unlock, committed with the merge into the store.
+    case releaseHeld
+    /// Record changes reach the CloudKit container and wait there until the app runs.
+    case containerAdd(RecordsBatch)
+    /// The app imported everything waiting in the container.
+    case containerClear
 }
 
 /// An outbox message as stored: enough to transmit it again after a restart.

@@ -11,6 +11,10 @@ public struct PersistedState: Sendable {
     public var records: [ExerciseRecord] = []
     public var deletedRecords: [UUID] = []
     public var outbox: [Channel: [OutboxRecord]] = [:]
+    /// Objects a locked phone holds until unlock.
+    public var held = HealthObjectsBatch()
+    /// Record changes waiting in the phone's CloudKit container until the app runs.
+    public var waiting = RecordsBatch()
     /// The model's small state, as returned by `persistentValues()`.
     public var values: [String: JSON] = [:]
 
@@ -19,6 +23,7 @@ public struct PersistedState: Sendable {
     /// True when nothing was persisted (a first start).
     public var isEmpty: Bool {
         samples.isEmpty && workouts.isEmpty && records.isEmpty && outbox.values.allSatisfy(\.isEmpty) && values.isEmpty
+            && held.isEmpty && waiting.isEmpty
     }
 }
 

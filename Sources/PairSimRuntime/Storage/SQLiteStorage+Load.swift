@@ -34,13 +34,10 @@ extension SQLiteStorage {
                 state.samples.append((sample, anchor))
             }
         }
-        for row in try Row.fetchAll(db, sql: "SELECT anchor, json FROM workouts ORDER BY anchor, uuid") {
-            let object = try object(row["json"], "workouts.json")
-            state.workouts.append((try Workout(reading: FieldReader(object, path: "workout")), row["anchor"]))
+        for row in try WorkoutRow.order(Column("anchor"), Column("uuid")).fetchAll(db) {
+            state.workouts.append((try row.workout("workouts"), row.anchor))
         }
-        for row in try Row.fetchAll(db, sql: "SELECT json FROM records ORDER BY id") {
-            state.records.append(try ExerciseRecord(reading: FieldReader(try object(row["json"], "records.json"), path: "record")))
-        }
+        state.records = try RecordRow.order(Column("id")).fetchAll(db).map { try $0.record("records") }
         state.deletedRecords = try String.fetchAll(db, sql: "SELECT id FROM deleted_records").map { try uuid($0, "deleted_records.id") }
         for row in try Row.fetchAll(db, sql: "SELECT channel, seq, kind, topic, payload, created_at, summary FROM outbox ORDER BY channel, seq") {
             guard let channel = Channel(rawValue: row["channel"]), let kind = MessageKind(rawValue: row["kind"]) else {
@@ -51,6 +48,16 @@ extension SQLiteStorage {
                 seq: UInt64(row["seq"] as Int64), kind: kind, frame: WireFrame(topic: row["topic"], payload: Array(payload)),
                 createdAt: EmulatedInstant(milliseconds: row["created_at"]), summary: try object(row["summary"], "outbox.summary")))
         }
+        state.held.workouts = try HeldWorkoutRow.order(Column("seq")).fetchAll(db).map { try $0.workout("held_workouts") }
+        for data in try Data.fetchAll(db, sql: "SELECT data FROM held_sample_batches ORDER BY seq") {
+            state.held.samples += try SampleCodec.unpack(Array(data))
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT uuid, type FROM held_deletions ORDER BY seq") {
+            guard let type = ObjectType(name: row["type"]) else { throw RuntimeError("held_deletions.type: unknown type \(row["type"] as String)") }
+            state.held.deleted.append(DeletedObject(uuid: try uuid(row["uuid"], "held_deletions.uuid"), type: type))
+        }
+        state.waiting.saved = try WaitingRecordRow.order(Column("seq")).fetchAll(db).map { try $0.record("waiting_records") }
+        state.waiting.deleted = try String.fetchAll(db, sql: "SELECT id FROM waiting_deletions ORDER BY seq").map { try uuid($0, "waiting_deletions.id") }
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM kv") {
             state.values[row["key"]] = try JSONParser().parse(row["value"] as String)
         }
@@ -60,10 +67,5 @@ extension SQLiteStorage {
     static func uuid(_ text: String, _ column: String) throws -> UUID {
         guard let uuid = UUID(text: text) else { throw RuntimeError("\(column): invalid UUID \(text)") }
         return uuid
-    }
-
-    static func object(_ text: String, _ column: String) throws -> JSONObject {
-        guard let object = try JSONParser().parse(text).objectValue else { throw RuntimeError("\(column): expected a JSON object") }
-        return object
     }
 }

@@ -3,8 +3,8 @@ import GRDB
 import PairSimCore
 
 /// A node's durable state in one SQLite database (`<data>/state.sqlite`, WAL): HealthKit store,
-/// records, outbox, and the model's small values. Heart-rate samples are stored in packed batches,
-/// which is what makes a million samples a second durable.
+/// records, outbox, a locked phone's held objects, its CloudKit container, and the model's small
+/// values. Each turn writes what changed (`PersistOp`s), never the whole state.
 final class SQLiteStorage: NodeStorage {
     let queue: DatabaseQueue
     let path: String
@@ -18,36 +18,20 @@ final class SQLiteStorage: NodeStorage {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.read { db in try Self.checkVersion(db, path: path) }
             try Self.migrator.migrate(queue)
+        } catch let error as RuntimeError {
+            throw error
         } catch {
             throw RuntimeError("cannot open the node database \(path): \(error)")
         }
-    }
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE sample_batches (id INTEGER PRIMARY KEY, anchor INTEGER NOT NULL, data BLOB NOT NULL);
-                CREATE TABLE workouts (uuid TEXT PRIMARY KEY, anchor INTEGER NOT NULL, json TEXT NOT NULL);
-                CREATE TABLE deleted_objects (uuid TEXT PRIMARY KEY, type TEXT NOT NULL, anchor INTEGER NOT NULL,
-                                              deleted_at INTEGER NOT NULL, purged INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE records (id TEXT PRIMARY KEY, json TEXT NOT NULL);
-                CREATE TABLE deleted_records (id TEXT PRIMARY KEY);
-                CREATE TABLE outbox (channel TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, topic TEXT NOT NULL,
-                                     payload BLOB NOT NULL, created_at INTEGER NOT NULL, summary TEXT NOT NULL,
-                                     PRIMARY KEY (channel, seq));
-                CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                """)
-        }
-        return migrator
     }
 
     // MARK: Commit
 
     func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
         try queue.write { db in
-            for operation in operations { try apply(operation, db) }
+            for operation in operations { try Self.apply(operation, db) }
             if !values.isEmpty {
                 let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)")
                 for key in values.keys.sorted() {
@@ -57,16 +41,13 @@ final class SQLiteStorage: NodeStorage {
         }
     }
 
-    func apply(_ operation: PersistOp, _ db: Database) throws {
+    static func apply(_ operation: PersistOp, _ db: Database) throws {
         switch operation {
         case .putSamples(let samples, let anchor):
             try db.cachedStatement(sql: "INSERT INTO sample_batches (anchor, data) VALUES (?, ?)")
                 .execute(arguments: [anchor, Data(SampleCodec.pack(samples))])
         case .putWorkouts(let workouts, let anchor):
-            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO workouts (uuid, anchor, json) VALUES (?, ?, ?)")
-            for workout in workouts {
-                try statement.execute(arguments: [workout.uuid.text, anchor, JSONWriter.string(workout.json)])
-            }
+            for workout in workouts { try WorkoutRow(workout, anchor: anchor).insert(db, onConflict: .replace) }
         case .deleteObjects(let objects, let anchor, let at):
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO deleted_objects (uuid, type, anchor, deleted_at, purged) VALUES (?, ?, ?, ?, 0)
@@ -84,8 +65,7 @@ final class SQLiteStorage: NodeStorage {
         case .purgeTombstones(let anchor):
             try db.execute(sql: "UPDATE deleted_objects SET purged = 1 WHERE anchor <= ?", arguments: [anchor])
         case .putRecords(let records):
-            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO records (id, json) VALUES (?, ?)")
-            for record in records { try statement.execute(arguments: [record.id.text, JSONWriter.string(record.json)]) }
+            for record in records { try RecordRow(record).insert(db, onConflict: .replace) }
         case .deleteRecords(let ids):
             for id in ids {
                 try db.execute(sql: "DELETE FROM records WHERE id = ?", arguments: [id.text])
@@ -100,6 +80,25 @@ final class SQLiteStorage: NodeStorage {
         case .outboxRemove(let channel, let seqs):
             let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE channel = ? AND seq = ?")
             for seq in seqs { try statement.execute(arguments: [channel.rawValue, Int64(seq)]) }
+        case .hold(let batch):
+            for workout in batch.workouts { try HeldWorkoutRow(workout).insert(db) }
+            if !batch.samples.isEmpty {
+                try db.cachedStatement(sql: "INSERT INTO held_sample_batches (data) VALUES (?)").execute(arguments: [Data(SampleCodec.pack(batch.samples))])
+            }
+            let deletion = try db.cachedStatement(sql: "INSERT INTO held_deletions (uuid, type) VALUES (?, ?)")
+            for object in batch.deleted { try deletion.execute(arguments: [object.uuid.text, object.type.name]) }
+        case .releaseHeld:
+            try db.execute(sql: "DELETE FROM held_workouts; DELETE FROM held_sample_batches; DELETE FROM held_deletions")
+        case .containerAdd(let batch):
+            // As the container does in memory: a deletion or a newer save replaces a waiting save.
+            let remove = try db.cachedStatement(sql: "DELETE FROM waiting_records WHERE id = ?")
+            for id in batch.deleted { try remove.execute(arguments: [id.text]) }
+            for record in batch.saved { try remove.execute(arguments: [record.id.text]) }
+            for record in batch.saved { try WaitingRecordRow(record).insert(db) }
+            let deletion = try db.cachedStatement(sql: "INSERT OR IGNORE INTO waiting_deletions (id) VALUES (?)")
+            for id in batch.deleted { try deletion.execute(arguments: [id.text]) }
+        case .containerClear:
+            try db.execute(sql: "DELETE FROM waiting_records; DELETE FROM waiting_deletions")
         }
     }
 }

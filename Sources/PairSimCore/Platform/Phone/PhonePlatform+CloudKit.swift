@@ -8,12 +8,13 @@ extension PhonePlatform {
     mutating func receiveRecords(_ batch: RecordsBatch, now: EmulatedInstant) -> [NodeAction] {
         container.saved.removeAll { saved in batch.deleted.contains(saved.id) || batch.saved.contains { $0.id == saved.id } }
         container.saved += batch.saved
-        container.deleted += batch.deleted.filter { !container.deleted.contains($0) }
-        if app.isRunning { return importFromContainer(now: now) }
+        for id in batch.deleted where !container.deleted.contains(id) { container.deleted.append(id) }
+        let persist = NodeAction.persist(.containerAdd(batch))
+        if app.isRunning { return [persist] + importFromContainer(now: now) }
         var fields = batch.summary
         fields.append("waiting", .int(Int64(container.saved.count + container.deleted.count)))
         fields.append("reason", .string("app \(app.rawValue): imports at next launch or foreground"))
-        return [event(.ckPending, now, fields)]
+        return [persist, event(.ckPending, now, fields)]
     }
 
     /// Imports everything waiting in the container (CKSyncEngine fetch) while the app runs; the
@@ -24,7 +25,7 @@ extension PhonePlatform {
         container = RecordsBatch()
         let (saved, saveOps) = records.save(batch.saved)
         let (removed, deleteOps) = records.delete(batch.deleted)
-        var actions = (saveOps + deleteOps).map(NodeAction.persist)
+        var actions = ([.containerClear] + saveOps + deleteOps).map(NodeAction.persist)
         actions.append(event(.ckImport, now, batch.summary))
         counters.recordsSaved += saved.count
         actions += StoreEvents.records(saved: saved, deleted: removed, node: .phone, now: now)

@@ -40,7 +40,7 @@ extension PhonePlatform {
             lockBuffer.deleted += batch.deleted
             let arriving = Self.types(of: batch)
             let (types, hidden) = noticeable(arriving, in: batch)
-            var actions = [event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(arriving.map { .string($0.name) }),
+            var actions: [NodeAction] = [.persist(.hold(batch)), event(.hkBuffered, now, ["items": .int(Int64(batch.itemCount)), "types": .array(arriving.map { .string($0.name) }),
                                                    "waiting": .int(Int64(lockBuffer.itemCount))])]
             actions += hiddenChanges(hidden, now: now)
             // Seed 004's reading: background delivery still wakes the app while locked; its queries will fail.

@@ -163,6 +163,7 @@ extension PhonePlatform {
         let buffered = lockBuffer
         lockBuffer = HealthObjectsBatch()
         var actions = [event(.deviceUnlocked, now, ["buffered": .int(Int64(buffered.itemCount))])]
+        if !buffered.isEmpty { actions.append(.persist(.releaseHeld)) }
         var changed: [ObjectType] = []
         if !buffered.isEmpty {
             let (types, stored) = saveNoticing(buffered, now: now)

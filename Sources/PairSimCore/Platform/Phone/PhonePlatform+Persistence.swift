@@ -1,7 +1,8 @@
 import Foundation
 
-/// What the phone keeps across restarts beyond its stores and outbox: the app's process state,
-/// the HealthKit daemon's delivery state, and the app's user defaults.
+/// What the phone keeps across restarts beyond its stores, outbox, held objects and CloudKit
+/// container (persisted change by change through `PersistOp`): the app's process state, the
+/// HealthKit daemon's delivery state, and the app's user defaults.
 extension PhonePlatform {
     public func persistentValues() -> [String: JSON] {
         var missesJSON = JSONObject()
@@ -18,9 +19,7 @@ extension PhonePlatform {
             "phone.defaults": .object(defaults),
             "phone.saveFailures": .int(Int64(saveFailures)),
             "phone.missCompletions": .object(missesJSON),
-            "phone.lockBuffer": .object(lockBuffer.body),
             "phone.deferred": .array(deferredUntilUnlock.map { .string($0.name) }),
-            "phone.container": .object(container.body),
             "phone.uuids": .int(Int64(bitPattern: uuids.random.state)),
             "cloudkit.export": exporter.json,
         ]
@@ -43,10 +42,9 @@ extension PhonePlatform {
         for member in values["phone.missCompletions"]?.objectValue?.members ?? [] {
             if let type = ObjectType(name: member.key), let count = member.value.intValue { missCompletions[type] = Int(count) }
         }
-        let limits = WireLimits(maxItemsPerMessage: .max / 16)
-        if let body = values["phone.lockBuffer"]?.objectValue { lockBuffer = try HealthObjectsBatch(body: body, limits: limits) }
+        lockBuffer = state.held
         deferredUntilUnlock = (values["phone.deferred"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }
-        if let body = values["phone.container"]?.objectValue { container = try RecordsBatch(body: body, limits: limits) }
+        container = state.waiting
         if let state = values["phone.uuids"]?.intValue { uuids.random.state = UInt64(bitPattern: state) }
         if let export = values["cloudkit.export"] { try exporter.restore(export) }
     }

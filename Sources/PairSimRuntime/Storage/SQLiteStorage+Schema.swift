@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import PairSimCore
+
+/// The node database's schema, one migration per version. A database written by an older PairSim
+/// is migrated when opened; one written by a newer PairSim is refused, naming its version.
+extension SQLiteStorage {
+    /// The schema version this build writes.
+    static let schemaVersion = "v2"
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        // v1 (wave 1): workouts and records as JSON text; a locked phone's held objects and its
+        // CloudKit container as JSON values in `kv`, rewritten whole whenever they changed.
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE sample_batches (id INTEGER PRIMARY KEY, anchor INTEGER NOT NULL, data BLOB NOT NULL);
+                CREATE TABLE workouts (uuid TEXT PRIMARY KEY, anchor INTEGER NOT NULL, json TEXT NOT NULL);
+                CREATE TABLE deleted_objects (uuid TEXT PRIMARY KEY, type TEXT NOT NULL, anchor INTEGER NOT NULL,
+                                              deleted_at INTEGER NOT NULL, purged INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE records (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+                CREATE TABLE deleted_records (id TEXT PRIMARY KEY);
+                CREATE TABLE outbox (channel TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, topic TEXT NOT NULL,
+                                     payload BLOB NOT NULL, created_at INTEGER NOT NULL, summary TEXT NOT NULL,
+                                     PRIMARY KEY (channel, seq));
+                CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
+        // v2: typed workouts and records; held objects and the CloudKit container in their own
+        // tables, written change by change (R: K1).
+        migrator.registerMigration("v2") { db in try migrateToV2(db) }
+        return migrator
+    }
+
+    static func createWorkoutColumns(_ t: TableDefinition) {
+        t.column("activity", .text).notNull()
+        t.column("start_ms", .integer).notNull()
+        t.column("end_ms", .integer).notNull()
+        t.column("active_duration_ms", .integer).notNull()
+        t.column("active_energy", .double)
+        t.column("source", .text).notNull()
+    }
+
+    static func createRecordColumns(_ t: TableDefinition) {
+        t.column("exercise", .text).notNull()
+        t.column("start_ms", .integer).notNull()
+        t.column("duration_ms", .integer).notNull()
+        t.column("calories", .double)
+        t.column("workout_id", .text)
+        t.column("source", .text).notNull()
+    }
+
+    static func migrateToV2(_ db: Database) throws {
+        let oldWorkouts = try Row.fetchAll(db, sql: "SELECT anchor, json FROM workouts").map { row in
+            WorkoutRow(try Workout(reading: FieldReader(try object(row["json"], "workouts.json"), path: "workout")), anchor: row["anchor"])
+        }
+        let oldRecords = try String.fetchAll(db, sql: "SELECT json FROM records").map { json in
+            RecordRow(try ExerciseRecord(reading: FieldReader(try object(json, "records.json"), path: "record")))
+        }
+        try db.drop(table: "workouts")
+        try db.drop(table: "records")
+        try db.create(table: "workouts") { t in
+            t.primaryKey("uuid", .text)
+            t.column("anchor", .integer).notNull()
+            createWorkoutColumns(t)
+        }
+        try db.create(table: "records") { t in
+            t.primaryKey("id", .text)
+            createRecordColumns(t)
+        }
+        try db.create(table: "held_workouts") { t in
+            t.autoIncrementedPrimaryKey("seq")
+            t.column("uuid", .text).notNull()
+            createWorkoutColumns(t)
+        }
+        try db.create(table: "held_sample_batches") { t in
+            t.autoIncrementedPrimaryKey("seq")
+            t.column("data", .blob).notNull()
+        }
+        try db.create(table: "held_deletions") { t in
+            t.autoIncrementedPrimaryKey("seq")
+            t.column("uuid", .text).notNull()
+            t.column("type", .text).notNull()
+        }
+        try db.create(table: "waiting_records") { t in
+            t.autoIncrementedPrimaryKey("seq")
+            t.column("id", .text).notNull().indexed()
+            createRecordColumns(t)
+        }
+        try db.create(table: "waiting_deletions") { t in
+            t.autoIncrementedPrimaryKey("seq")
+            t.column("id", .text).notNull().unique()
+        }
+        for row in oldWorkouts { try row.insert(db) }
+        for row in oldRecords { try row.insert(db) }
+        // What v1 kept as whole JSON values moves to the new tables.
+        let limits = WireLimits(maxItemsPerMessage: .max / 16)
+        if let text = try String.fetchOne(db, sql: "SELECT value FROM kv WHERE key = 'phone.lockBuffer'") {
+            try apply(.hold(try HealthObjectsBatch(body: try object(text, "kv phone.lockBuffer"), limits: limits)), db)
+        }
+        if let text = try String.fetchOne(db, sql: "SELECT value FROM kv WHERE key = 'phone.container'") {
+            try apply(.containerAdd(try RecordsBatch(body: try object(text, "kv phone.container"), limits: limits)), db)
+        }
+        try db.execute(sql: "DELETE FROM kv WHERE key IN ('phone.lockBuffer', 'phone.container')")
+    }
+
+    /// Refuses a database written by a newer PairSim before anything is migrated or written.
+    static func checkVersion(_ db: Database, path: String) throws {
+        let known = Set(migrator.migrations)
+        let applied = try migrator.appliedIdentifiers(db)
+        let unknown = applied.subtracting(known).sorted()
+        guard unknown.isEmpty else {
+            throw RuntimeError("""
+                the node database \(path) was written by a newer PairSim (schema \(unknown.joined(separator: ", "))); \
+                this build reads schema \(migrator.migrations.joined(separator: ", ")) only: run that newer build, \
+                or start from an empty data directory
+                """)
+        }
+    }
+
+    static func object(_ text: String, _ column: String) throws -> JSONObject {
+        guard let object = try JSONParser().parse(text).objectValue else { throw RuntimeError("\(column): expected a JSON object") }
+        return object
+    }
+}

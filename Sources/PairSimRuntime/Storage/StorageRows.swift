@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import PairSimCore
+
+// The node database's typed rows (GRDB records). Columns are snake_case; times are emulated
+// milliseconds; UUIDs are their canonical text. Heart-rate and other samples are the exception:
+// they are stored packed, many per row (`SampleCodec`), which is what makes a million samples a
+// second durable.
+
+/// The columns of a workout, wherever it is kept.
+protocol WorkoutColumns {
+    var uuid: String { get }
+    var activity: String { get }
+    var startMs: Int64 { get }
+    var endMs: Int64 { get }
+    var activeDurationMs: Int64 { get }
+    var activeEnergy: Double? { get }
+    var source: String { get }
+}
+
+extension WorkoutColumns {
+    func workout(_ table: String) throws -> Workout {
+        guard let uuid = UUID(text: uuid) else { throw RuntimeError("\(table).uuid: invalid UUID \(uuid)") }
+        return Workout(uuid: uuid, activity: activity, start: EmulatedInstant(milliseconds: startMs), end: EmulatedInstant(milliseconds: endMs),
+                       activeDuration: .milliseconds(activeDurationMs), activeEnergy: activeEnergy, source: ObjectSource(name: source))
+    }
+}
+
+/// A workout in the HealthKit store (`workouts`), with the store anchor it was saved at.
+struct WorkoutRow: Codable, FetchableRecord, PersistableRecord, WorkoutColumns {
+    static let databaseTableName = "workouts"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var uuid: String
+    var anchor: Int64
+    var activity: String
+    var startMs: Int64
+    var endMs: Int64
+    var activeDurationMs: Int64
+    var activeEnergy: Double?
+    var source: String
+
+    init(_ workout: Workout, anchor: Int64) {
+        (uuid, self.anchor, activity, startMs, endMs) = (workout.uuid.text, anchor, workout.activity, workout.start.milliseconds, workout.end.milliseconds)
+        (activeDurationMs, activeEnergy, source) = (workout.activeDuration.milliseconds, workout.activeEnergy, workout.source.name)
+    }
+}
+
+/// A workout that reached a locked phone (`held_workouts`), in arrival order.
+struct HeldWorkoutRow: Codable, FetchableRecord, PersistableRecord, WorkoutColumns {
+    static let databaseTableName = "held_workouts"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var seq: Int64?
+    var uuid: String
+    var activity: String
+    var startMs: Int64
+    var endMs: Int64
+    var activeDurationMs: Int64
+    var activeEnergy: Double?
+    var source: String
+
+    init(_ workout: Workout) {
+        (seq, uuid, activity, startMs, endMs) = (nil, workout.uuid.text, workout.activity, workout.start.milliseconds, workout.end.milliseconds)
+        (activeDurationMs, activeEnergy, source) = (workout.activeDuration.milliseconds, workout.activeEnergy, workout.source.name)
+    }
+}
+
+/// The columns of an exercise record, wherever it is kept.
+protocol RecordColumns {
+    var id: String { get }
+    var exercise: String { get }
+    var startMs: Int64 { get }
+    var durationMs: Int64 { get }
+    var calories: Double? { get }
+    var workoutId: String? { get }
+    var source: String { get }
+}
+
+extension RecordColumns {
+    func record(_ table: String) throws -> ExerciseRecord {
+        guard let uuid = UUID(text: id) else { throw RuntimeError("\(table).id: invalid UUID \(id)") }
+        var workout: UUID?
+        if let workoutId {
+            guard let parsed = UUID(text: workoutId) else { throw RuntimeError("\(table).workout_id: invalid UUID \(workoutId)") }
+            workout = parsed
+        }
+        return ExerciseRecord(id: uuid, exercise: exercise, start: EmulatedInstant(milliseconds: startMs), duration: .milliseconds(durationMs),
+                              calories: calories, healthKitWorkoutID: workout, source: ObjectSource(name: source))
+    }
+}
+
+/// An exercise record in the app's store (`records`).
+struct RecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
+    static let databaseTableName = "records"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var id: String
+    var exercise: String
+    var startMs: Int64
+    var durationMs: Int64
+    var calories: Double?
+    var workoutId: String?
+    var source: String
+
+    init(_ record: ExerciseRecord) {
+        (id, exercise, startMs, durationMs) = (record.id.text, record.exercise, record.start.milliseconds, record.duration.milliseconds)
+        (calories, workoutId, source) = (record.calories, record.healthKitWorkoutID?.text, record.source.name)
+    }
+}
+
+/// A saved record waiting in the phone's CloudKit container (`waiting_records`), in arrival order.
+struct WaitingRecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
+    static let databaseTableName = "waiting_records"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var seq: Int64?
+    var id: String
+    var exercise: String
+    var startMs: Int64
+    var durationMs: Int64
+    var calories: Double?
+    var workoutId: String?
+    var source: String
+
+    init(_ record: ExerciseRecord) {
+        (seq, id, exercise, startMs, durationMs) = (nil, record.id.text, record.exercise, record.start.milliseconds, record.duration.milliseconds)
+        (calories, workoutId, source) = (record.calories, record.healthKitWorkoutID?.text, record.source.name)
+    }
+}
