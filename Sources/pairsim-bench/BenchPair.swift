@@ -10,7 +10,7 @@ import PairSimRuntime
 final class BenchPair {
     let directory: String
     let topology: Topology
-    var processes: [Process] = []
+    var processes: [ChildProcess] = []
 
     init(name: String, yamlExtra: String, basePort: Int) throws {
         directory = NSTemporaryDirectory() + "pairsim-bench-\(name)-\(getpid())"
@@ -34,17 +34,15 @@ final class BenchPair {
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         topology = try TopologyLoader.load(path: path)
         let bin = URL(fileURLWithPath: Bundle.main.executablePath ?? Swift.CommandLine.arguments[0]).deletingLastPathComponent().path
-        let epoch = String(Int64(Date().timeIntervalSince1970 * 1_000))
+        let epoch = Int64(Date().timeIntervalSince1970 * 1_000)
         for node in NodeName.allCases {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "\(bin)/\(node)-node")
-            process.arguments = ["--topology", path, "--epoch", epoch, "--no-stdin", "--quiet"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            processes.append(process)
+            var launch = NodeLaunch(node: node, topologyPath: path, epochUnixMilliseconds: epoch)
+            launch.quiet = true
+            processes.append(try launch.start(binDirectory: bin, output: .errorsOnly))
         }
-        for node in NodeName.allCases { try waitUntilAnswering(node) }
+        for (node, process) in zip(NodeName.allCases, processes) {
+            try process.waitUntilAnswering(control: topology.nodes[node]!.control, seconds: 10)
+        }
     }
 
     deinit { stop() }
@@ -55,19 +53,11 @@ final class BenchPair {
         return reply.text
     }
 
-    func waitUntilAnswering(_ node: NodeName) throws {
-        for _ in 0..<200 {
-            if (try? ctl(node, "ping", timeoutSeconds: 1)) != nil { return }
-            usleep(50_000)
-        }
-        throw BenchError("\(node)-node did not start")
-    }
-
     /// Peak resident set size (VmHWM) of each node process so far, in MB.
     func peakRSS() -> [NodeName: Int] {
         var result: [NodeName: Int] = [:]
         for (node, process) in zip(NodeName.allCases, processes) {
-            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
             result[node] = (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1_024
         }
@@ -75,8 +65,7 @@ final class BenchPair {
     }
 
     func stop() {
-        for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        for process in processes { process.waitUntilExit() }
+        ChildProcess.stopAll(processes)
         processes = []
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -13,7 +13,7 @@ final class PairHarness {
     let directory: String
     let topologyPath: String
     let topology: Topology
-    private var processes: [String: Process] = [:]
+    private var processes: [String: ChildProcess] = [:]
     private var outputs: [String: String] = [:]
 
     /// Writes a topology named `name` (unique per test) with `extra` YAML appended.
@@ -58,34 +58,29 @@ final class PairHarness {
 
     /// Starts a binary; its stdout and stderr go to a file in the directory.
     @discardableResult
-    func spawn(_ label: String, _ executable: String, _ arguments: [String], stdin: Pipe? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/" + executable)
-        process.arguments = arguments
-        let log = directory + "/\(label).out"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = stdin ?? FileHandle.nullDevice
-        try process.run()
+    func spawn(_ label: String, _ executable: String, _ arguments: [String], stdin: Pipe? = nil) throws -> ChildProcess {
+        let process = try ChildProcess(name: label, executable: Self.binDirectory + "/" + executable, arguments: arguments,
+                                       output: .file(directory + "/\(label).out"), stdin: stdin)
         processes[label] = process
         return process
     }
 
     /// Starts one node directly (no launcher) with a shared epoch.
     @discardableResult
-    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil) throws -> Process {
-        var arguments = ["--topology", topologyPath, "--epoch", String(epoch), "--color", "never"]
-        if stdin == nil { arguments.append("--no-stdin") }
-        let process = try spawn(node.rawValue, "\(node)-node", arguments, stdin: stdin)
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil) throws -> ChildProcess {
+        var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: epoch)
+        launch.color = false
+        launch.readStdin = stdin != nil
+        let process = try ChildProcess(name: "\(node)-node", executable: NodeLaunch.executable(node, binDirectory: Self.binDirectory),
+                                       arguments: launch.arguments, output: .file(directory + "/\(node).out"), stdin: stdin)
+        processes[node.rawValue] = process
         try waitUntilAnswering(node)
         return process
     }
 
     /// Starts the pair through `topology up`.
     @discardableResult
-    func up() throws -> Process {
+    func up() throws -> ChildProcess {
         let process = try spawn("launcher", "topology", ["up", topologyPath, "--no-stdin", "--color", "never"])
         let deadline = Date().addingTimeInterval(30)
         while !output("launcher").contains("topology │ pair \(topology.name) ready") {
@@ -98,12 +93,10 @@ final class PairHarness {
     }
 
     func waitUntilAnswering(_ node: NodeName, seconds: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let reply = try? ctl(node, "ping", timeoutMilliseconds: 300), reply.ok { return }
-            usleep(50_000)
+        guard let process = processes[node.rawValue] else { throw RuntimeError("\(node)-node was not started by this harness") }
+        do { try process.waitUntilAnswering(control: topology.nodes[node]!.control, seconds: seconds) } catch {
+            throw RuntimeError("\(error); output:\n\(output(node.rawValue))")
         }
-        throw RuntimeError("\(node)-node did not answer within \(seconds) s; output:\n\(output(node.rawValue))")
     }
 
     /// Sends a command to a node's control socket.
@@ -135,17 +128,8 @@ final class PairHarness {
     }
 
     /// Runs a program to its end: its exit status and its stdout and stderr together.
-    static func runProgram(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+        try ChildProcess.run(executable, arguments, environment: environment)
     }
 
     func events(_ node: NodeName) -> [Event] {
@@ -171,20 +155,17 @@ final class PairHarness {
         (try? String(contentsOfFile: directory + "/\(label).out", encoding: .utf8)) ?? ""
     }
 
-    func process(_ label: String) -> Process? { processes[label] }
+    func process(_ label: String) -> ChildProcess? { processes[label] }
 
     /// SIGTERM (or `signal`) to one process and wait for it.
     func stop(_ label: String, signal: Int32 = SIGTERM) {
         guard let process = processes[label] else { return }
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.signal(signal)
         process.waitUntilExit()
     }
 
     func stopAll() {
-        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
-        while processes.values.contains(where: \.isRunning), Date() < deadline { usleep(20_000) }
-        for process in processes.values where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        ChildProcess.stopAll(Array(processes.values))
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000) }

@@ -118,20 +118,12 @@ struct RunPairScriptTests {
     @Test("run-pair.sh finishes a workout and exits 0 once the phone logged its UUID", .timeLimit(.minutes(2)))  // R: P4
     func runPair() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: root + "/scripts/run-pair.sh")
         var environment = ProcessInfo.processInfo.environment
         environment["PAIRSIM_BIN"] = PairHarness.binDirectory
         environment["TOPOLOGY"] = "Topologies/instant.yaml"
         environment["WORKOUT_SECONDS"] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (status, output) = try PairHarness.runProgram(root + "/scripts/run-pair.sh", [], environment: environment)
+        #expect(status == 0, "\(output)")
         let uuid = try PairHarness.workoutID(output)
         #expect(output.contains("ok: phone-node saved workout \(uuid)"))
         #expect(output.contains("notification.posted title=\"Workout completed\""))

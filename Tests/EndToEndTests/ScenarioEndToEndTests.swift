@@ -91,16 +91,8 @@ struct ScenarioEndToEndTests {
         let dir = Self.temporary("report")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(try Self.topology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--report", dir]).status == 0)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir)/profile", "--dump-dom",
-                             "file://\(dir)/report.html"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (_, dom) = try PairHarness.runProgram(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir)/profile",
+                                                             "--dump-dom", "file://\(dir)/report.html"])
         // The lanes and the chart exist only once the page's script has run: the DOM proves it rendered.
         for lane in ["watch", "healthkit", "cloudkit", "phone"] {
             #expect(dom.contains("data-lane=\"\(lane)\""), "lane \(lane) missing")

@@ -82,11 +82,8 @@ public struct SimulateCommand: ParsableCommand {
         var arguments = Array(CommandLine.arguments.drop { $0 != "simulate" }.dropFirst())
         if let index = arguments.firstIndex(of: "--phone-bin") { arguments.removeSubrange(index...min(index + 1, arguments.count - 1)) }
         arguments.removeAll { $0.hasPrefix("--phone-bin=") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["simulate"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let child = try ChildProcess(name: binary, executable: binary, arguments: ["simulate"] + arguments, output: .inherit)
+        child.waitUntilExit()
+        return child.terminationStatus
     }
 }

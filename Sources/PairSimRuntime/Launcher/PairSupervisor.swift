@@ -84,15 +84,16 @@ public final class PairSupervisor: Sendable {
         let sources = installSignalHandlers()
         defer { sources.forEach { $0.cancel() } }
         for node in NodeName.allCases {
-            let executable = node == .phone ? options.phoneBinary ?? "\(options.binDirectory)/phone-node" : "\(options.binDirectory)/\(node)-node"
-            let arguments = ["--topology", options.topologyPath, "--epoch", String(epoch),
-                             "--time-scale", String(options.topology.timeScale), "--no-stdin",
-                             "--parent-pid", String(getpid()), "--color", options.color ? "always" : "never"]
-                + (options.fresh ? ["--fresh"] : []) + (node == .phone ? options.app.map { ["--app", $0] } ?? [] : [])
+            var launch = NodeLaunch(node: node, topologyPath: options.topologyPath, epochUnixMilliseconds: epoch)
+            launch.timeScale = options.topology.timeScale
+            launch.parentPID = getpid()
+            launch.color = options.color
+            launch.fresh = options.fresh
+            launch.app = options.app
             do {
                 let prefix = self.prefix(node.rawValue)
-                children[node] = try ChildProcess(name: node.rawValue, executable: executable, arguments: arguments,
-                                                  relay: { [self] in say(prefix, $0) },
+                children[node] = try launch.start(binDirectory: options.binDirectory, phoneBinary: options.phoneBinary,
+                                                  output: .lines { [self] in say(prefix, $0) },
                                                   onExit: { [self] in post(.exited(node, $0)) })
             } catch {
                 say(prefix("topology"), "error: \(error)")
@@ -143,42 +144,26 @@ public final class PairSupervisor: Sendable {
     /// Pings both control sockets until they answer.
     func waitUntilReady(_ children: [NodeName: ChildProcess]) -> Bool {
         let deadline = Date().addingTimeInterval(options.readyTimeoutSeconds)
-        let context: Context
-        do { context = try Context() } catch {
+        do {
+            let context = try Context()
+            for node in NodeName.allCases {
+                try children[node]!.waitUntilAnswering(control: options.topology.nodes[node]!.control,
+                                                       seconds: max(0.5, deadline.timeIntervalSinceNow), context: context)
+            }
+            return true
+        } catch {
             say(prefix("topology"), "error: \(error)")
             return false
         }
-        var ready: Set<NodeName> = []
-        while Date() < deadline {
-            for node in NodeName.allCases where !ready.contains(node) {
-                if !children[node]!.isRunning {
-                    say(prefix("topology"), "\(node)-node exited before it was ready")
-                    return false
-                }
-                let client = ControlClient(endpoint: options.topology.nodes[node]!.control, timeoutMilliseconds: 300)
-                if let reply = try? client.send("ping", context: context), reply.ok { ready.insert(node) }
-            }
-            if ready.count == NodeName.allCases.count { return true }
-            usleep(100_000)
-        }
-        say(prefix("topology"), "nodes not ready within \(Int(options.readyTimeoutSeconds)) s: \(Set(NodeName.allCases).subtracting(ready).map(\.rawValue).sorted().joined(separator: ", "))")
-        return false
     }
 
     /// SIGTERM to both, then SIGKILL to any still running after 10 s. Returns exit statuses.
     @discardableResult
     func stop(_ children: [NodeName: ChildProcess]) -> [NodeName: Int32] {
-        for child in children.values { child.signal(SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
-        while children.values.contains(where: \.isRunning), Date() < deadline { usleep(20_000) }
-        for (node, child) in children where child.isRunning {
-            say(prefix("topology"), "\(node)-node did not stop within 10 s; killing it")
-            child.signal(SIGKILL)
-            child.process.waitUntilExit()
+        ChildProcess.stopAll(Array(children.values)) { [self] child in
+            say(prefix("topology"), "\(child.name) did not stop within 10 s; killing it")
         }
-        // Let the last lines (often the reason a node failed) reach the terminal.
-        for child in children.values { _ = child.relayDone.wait(timeout: .now() + 2) }
-        return children.mapValues { $0.process.terminationStatus }
+        return children.mapValues(\.terminationStatus)
     }
 
     func installSignalHandlers() -> [any DispatchSourceSignal] {

@@ -35,32 +35,23 @@ public struct ScenarioRunner {
         try yaml.write(toFile: topologyPath, atomically: true, encoding: .utf8)
         let topology = try TopologyLoader.load(path: topologyPath)
         let clock = EmulatedClock(epochUnixMilliseconds: Int64(EmulatedClock.wallMilliseconds()), timeScale: topology.timeScale)
-        var processes: [Process] = []
-        defer {
-            for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        for node in NodeName.allCases {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: node == .phone ? phoneBinary ?? "\(binDirectory)/phone-node" : "\(binDirectory)/\(node)-node")
-            process.arguments = ["--topology", topologyPath, "--epoch", String(clock.epochUnixMilliseconds), "--no-stdin", "--quiet",
-                                 "--fresh", "--parent-pid", String(getpid())] + (node == .phone ? app.map { ["--app", $0] } ?? [] : [])
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            try process.run()
-            processes.append(process)
-        }
+        var children: [ChildProcess] = []
+        defer { ChildProcess.stopAll(children, signal: SIGKILL, grace: 0) }
         let context = try Context()
         func ctl(_ node: NodeName, _ command: String, timeout: Int32 = 5_000) throws -> ControlClient.Reply {
             try ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: timeout).send(command, context: context)
         }
-        for (node, process) in zip(NodeName.allCases, processes) {
-            var ready = false
-            for _ in 0..<200 where !ready && process.isRunning {
-                ready = (try? ctl(node, "ping", timeout: 300))?.ok == true
-                if !ready { usleep(50_000) }
-            }
-            guard ready else {
-                throw RuntimeError("\(node)-node \(process.isRunning ? "did not answer" : "exited with status \(process.terminationStatus)") before the scenario began; its log: \(topology.nodes[node]!.data)/events.jsonl")
+        for node in NodeName.allCases {
+            var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: clock.epochUnixMilliseconds)
+            launch.quiet = true
+            launch.fresh = true
+            launch.parentPID = getpid()
+            launch.app = app
+            children.append(try launch.start(binDirectory: binDirectory, phoneBinary: phoneBinary, output: .errorsOnly))
+        }
+        for (node, child) in zip(NodeName.allCases, children) {
+            do { try child.waitUntilAnswering(control: topology.nodes[node]!.control, context: context) } catch {
+                throw RuntimeError("\(error); the scenario did not begin; its log: \(topology.nodes[node]!.data)/events.jsonl")
             }
         }
         progress("pair ready at \(clock.now()) (time scale \(topology.timeScale)×); \(scenario.timeline.count) command(s) over \(scenario.duration)")
@@ -72,17 +63,11 @@ public struct ScenarioRunner {
             if !reply.ok { failed.append("\(entry.at) \(entry.node) \(entry.command): \(reply.text)") }
         }
         sleepUntil(.zero + scenario.duration, clock)
-        for (node, process) in zip(NodeName.allCases, processes) {
-            if !process.isRunning { failed.append("\(node)-node exited with status \(process.terminationStatus) during the run") }
-            else if (try? ctl(node, "shutdown", timeout: 2_000))?.ok != true { kill(process.processIdentifier, SIGTERM) }
+        for (node, child) in zip(NodeName.allCases, children) {
+            if !child.isRunning { failed.append("\(node)-node exited with status \(child.terminationStatus) during the run") }
+            else if (try? ctl(node, "shutdown", timeout: 2_000))?.ok != true { child.signal(SIGTERM) }
         }
-        let deadline = Date().addingTimeInterval(10)
-        while processes.contains(where: \.isRunning), Date() < deadline { usleep(20_000) }
-        for (node, process) in zip(NodeName.allCases, processes) where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            failed.append("\(node)-node did not stop within 10 s")
-        }
-        for process in processes { process.waitUntilExit() }
+        ChildProcess.stopAll(children, signal: nil) { failed.append("\($0.name) did not stop within 10 s") }
         let events = try EventLog.merged(topology)
         let state = try SQLiteStorage(path: topology.nodes[.phone]!.data + "/state.sqlite").load()
         let charts = WorkoutCharts.make(workouts: state.workouts.map(\.0),
