@@ -145,34 +145,118 @@ struct SchemaTests {
         #expect(state.records == [record])
     }
 
-    @Test("a database written by wave 1 (schema v1) is migrated, JSON rows and values into typed tables")  // R: K1
-    func migratesV1() throws {
+    @Test("a restored phone has the same small state, in typed tables")  // R: K1, S5
+    func restorePhone() throws {
+        let path = SQLiteStorageTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var phone = try PersistedPhone(path: path)
+        var uuids = UUIDGenerator(seed: 11, label: "phone")
+        try phone.arrive(HealthObjectsBatch(samples: Self.samples(5, from: 0, &uuids)))
+        try phone.run("log-workout rowing --duration 20m")
+        try phone.run("authorize hrv deny")
+        try phone.run("miss-completion hrv 2")
+        phone.now = phone.now + .minutes(3)
+        try phone.run("force-quit")
+        try phone.run("lock")
+        try phone.arrive(HealthObjectsBatch(samples: Self.samples(2, from: 5, &uuids)))
+        let restarted = try PersistedPhone(path: path, restoring: true)
+        #expect(restarted.node.persistentValues() == phone.node.persistentValues())
+        #expect(restarted.node.platform.locked && restarted.node.platform.lockBuffer.samples.count == 2)
+        let tables = try restarted.storage.queue.read { db in try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(!tables.contains("kv"), "no table of JSON values is left: \(tables.sorted())")
+    }
+
+    static func outbox(_ sync: SyncEngine, _ channel: Channel) -> [OutboxRecord] {
+        sync.outbound[channel]!.entries.values.map(\.record).sorted { $0.seq < $1.seq }
+    }
+
+    /// A wave-1 (schema v1) database holding `values` and `outbox` as wave 1 wrote them.
+    static func writeV1(_ path: String, values: [String: JSON], outbox: [Channel: [OutboxRecord]], workouts: [(Workout, Int64)] = [],
+                        records: [ExerciseRecord] = []) throws {
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStorage.migrator.migrate(queue, upTo: "v1")
+        try queue.write { db in
+            for (key, value) in values {
+                try db.execute(sql: "INSERT INTO kv (key, value) VALUES (?, ?)", arguments: [key, JSONWriter.string(value)])
+            }
+            for (channel, messages) in outbox {
+                for message in messages {
+                    try db.execute(sql: """
+                        INSERT INTO outbox (channel, seq, kind, topic, payload, created_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [channel.rawValue, Int64(message.seq), message.kind.rawValue, message.frame.topic,
+                                         Data(message.frame.payload), message.createdAt.milliseconds, JSONWriter.string(.object(message.summary))])
+                }
+            }
+            for (workout, anchor) in workouts {
+                try db.execute(sql: "INSERT INTO workouts (uuid, anchor, json) VALUES (?, ?, ?)", arguments: [workout.uuid.text, anchor, JSONWriter.string(workout.json)])
+            }
+            for record in records {
+                try db.execute(sql: "INSERT INTO records (id, json) VALUES (?, ?)", arguments: [record.id.text, JSONWriter.string(record.json)])
+            }
+        }
+    }
+
+    @Test("a watch database written by wave 1 (schema v1) is migrated: the restored watch is the one that stopped")  // R: K1, S5
+    func migratesWatchV1() throws {
+        let path = SQLiteStorageTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1")
+        _ = watch.start(now: .zero)
+        for (seconds, command) in [(0, "start-workout strength squat plank"), (1_200, "finish-workout"),
+                                   (1_300, "generate-workouts 3 --every 1h --duration 20m"),
+                                   (1_400, "start-workout running"), (1_500, "pause")] as [(Int64, String)] {
+            #expect(watch.handle(commandText: command, now: .zero + .seconds(seconds)).ok, "\(command)")
+        }
+        var outbox: [Channel: [OutboxRecord]] = [:]
+        for channel in Channel.allCases { outbox[channel] = Self.outbox(watch.sync, channel) }
+        #expect(!(outbox[.healthkit] ?? []).isEmpty)
+        // Wave 1 kept a "lockBuffer"/"container" only on phones, and keys since retired: dropped.
+        var values = watch.persistentValues()
+        values["watch.retired"] = .int(1)
+        try Self.writeV1(path, values: values, outbox: outbox, workouts: watch.store.workouts.map { ($0, 1) },
+                         records: watch.records.records)
+        var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2")
+        let state = try SQLiteStorage(path: path).load()
+        try restored.restore(state, now: .zero + .seconds(1_600))
+        #expect(restored.persistentValues() == watch.persistentValues())
+        #expect(restored.session.stateName == "paused")
+        #expect(restored.store.workouts == watch.store.workouts)
+        #expect(restored.records.records == watch.records.records)
+        for channel in Channel.allCases {
+            #expect(Self.outbox(restored.sync, channel) == outbox[channel]!, "\(channel) outbox")
+        }
+    }
+
+    @Test("a phone database written by wave 1 is migrated, held objects and waiting records included")  // R: K1, S5
+    func migratesPhoneV1() throws {
         let path = SQLiteStorageTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         var uuids = UUIDGenerator(seed: 10, label: "v1")
+        let original = SQLiteStorageTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: original) }
+        var phone = try PersistedPhone(path: original)
+        try phone.run("force-quit")
+        try phone.run("lock")
         let workout = Workout(uuid: uuids.next(at: .zero), activity: "running", start: .zero, end: .zero + .minutes(30),
                               activeDuration: .minutes(29), activeEnergy: 300.5, source: .watchApp)
-        let record = Self.record(uuids.next(at: .zero), "Running")
         let held = HealthObjectsBatch(workouts: [workout], samples: Self.samples(3, from: 0, &uuids),
                                       deleted: [DeletedObject(uuid: uuids.next(at: .zero), type: .workout)])
         let waiting = RecordsBatch(saved: [Self.record(uuids.next(at: .zero), "Squat")], deleted: [uuids.next(at: .zero)])
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try SQLiteStorage.migrator.migrate(queue, upTo: "v1")
-            try queue.write { db in
-                try db.execute(sql: "INSERT INTO workouts (uuid, anchor, json) VALUES (?, 4, ?)", arguments: [workout.uuid.text, JSONWriter.string(workout.json)])
-                try db.execute(sql: "INSERT INTO records (id, json) VALUES (?, ?)", arguments: [record.id.text, JSONWriter.string(record.json)])
-                try db.execute(sql: "INSERT INTO kv (key, value) VALUES ('phone.lockBuffer', ?), ('phone.container', ?), ('store.anchor', '4')",
-                               arguments: [JSONWriter.string(.object(held.body)), JSONWriter.string(.object(waiting.body))])
-            }
-        }
+        try phone.arrive(held)
+        try phone.arrive(waiting)
+        var values = phone.node.persistentValues()
+        values["phone.lockBuffer"] = .object(held.body)
+        values["phone.container"] = .object(waiting.body)
+        try Self.writeV1(path, values: values, outbox: [:])
         let storage = try SQLiteStorage(path: path)
         let state = try storage.load()
-        #expect(state.workouts.map(\.0) == [workout] && state.workouts.map(\.1) == [4])
-        #expect(state.records == [record])
         #expect(state.held == held)
         #expect(state.waiting == waiting)
-        #expect(state.values.keys.sorted() == ["store.anchor"])
+        var restored = try PersistedPhone(path: path, restoring: true)
+        #expect(restored.node.persistentValues() == phone.node.persistentValues())
+        #expect(restored.node.platform.lockBuffer == held && restored.node.platform.container == waiting)
+        try restored.run("unlock")
+        #expect(restored.node.platform.store.sampleCount == 3 && restored.node.platform.store.workoutCount == 1)
         let applied = try storage.queue.read { db in try SQLiteStorage.migrator.appliedIdentifiers(db) }
         #expect(applied == ["v1", SQLiteStorage.schemaVersion])
     }

@@ -39,14 +39,9 @@ extension SQLiteStorage {
         }
         state.records = try RecordRow.order(Column("id")).fetchAll(db).map { try $0.record("records") }
         state.deletedRecords = try String.fetchAll(db, sql: "SELECT id FROM deleted_records").map { try uuid($0, "deleted_records.id") }
-        for row in try Row.fetchAll(db, sql: "SELECT channel, seq, kind, topic, payload, created_at, summary FROM outbox ORDER BY channel, seq") {
-            guard let channel = Channel(rawValue: row["channel"]), let kind = MessageKind(rawValue: row["kind"]) else {
-                throw RuntimeError("outbox row with unknown channel or kind")
-            }
-            let payload: Data = row["payload"]
-            state.outbox[channel, default: []].append(OutboxRecord(
-                seq: UInt64(row["seq"] as Int64), kind: kind, frame: WireFrame(topic: row["topic"], payload: Array(payload)),
-                createdAt: EmulatedInstant(milliseconds: row["created_at"]), summary: try object(row["summary"], "outbox.summary")))
+        for row in try OutboxRow.order(Column("channel"), Column("seq")).fetchAll(db) {
+            let (channel, record) = try row.record()
+            state.outbox[channel, default: []].append(record)
         }
         state.held.workouts = try HeldWorkoutRow.order(Column("seq")).fetchAll(db).map { try $0.workout("held_workouts") }
         for data in try Data.fetchAll(db, sql: "SELECT data FROM held_sample_batches ORDER BY seq") {
@@ -56,11 +51,10 @@ extension SQLiteStorage {
             guard let type = ObjectType(name: row["type"]) else { throw RuntimeError("held_deletions.type: unknown type \(row["type"] as String)") }
             state.held.deleted.append(DeletedObject(uuid: try uuid(row["uuid"], "held_deletions.uuid"), type: type))
         }
-        state.waiting.saved = try WaitingRecordRow.order(Column("seq")).fetchAll(db).map { try $0.record("waiting_records") }
+        state.waiting.saved = try QueuedRecordRow.filter(Column("queue") == QueuedRecordRow.Queue.container.rawValue)
+            .order(Column("seq")).fetchAll(db).map { try $0.record("queued_records") }
         state.waiting.deleted = try String.fetchAll(db, sql: "SELECT id FROM waiting_deletions ORDER BY seq").map { try uuid($0, "waiting_deletions.id") }
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM kv") {
-            state.values[row["key"]] = try JSONParser().parse(row["value"] as String)
-        }
+        state.values = try StateTables.read(db)
         return state
     }
 

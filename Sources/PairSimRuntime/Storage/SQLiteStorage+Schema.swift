@@ -26,8 +26,9 @@ extension SQLiteStorage {
                 CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
-        // v2: typed workouts and records; held objects and the CloudKit container in their own
-        // tables, written change by change (R: K1).
+        // v2: typed tables only: workouts and records as columns; held objects, the CloudKit
+        // container and the export queue in their own tables, written change by change; the models'
+        // small state (sync windows, sessions, app state) in tables of their own (R: K1).
         migrator.registerMigration("v2") { db in try migrateToV2(db) }
         return migrator
     }
@@ -57,8 +58,30 @@ extension SQLiteStorage {
         let oldRecords = try String.fetchAll(db, sql: "SELECT json FROM records").map { json in
             RecordRow(try ExerciseRecord(reading: FieldReader(try object(json, "records.json"), path: "record")))
         }
+        let oldOutbox = try Row.fetchAll(db, sql: "SELECT channel, seq, kind, topic, payload, created_at, summary FROM outbox").map { row in
+            guard let channel = Channel(rawValue: row["channel"]), let kind = MessageKind(rawValue: row["kind"]) else {
+                throw RuntimeError("outbox row with unknown channel or kind")
+            }
+            return try OutboxRow(channel, OutboxRecord(seq: UInt64(row["seq"] as Int64), kind: kind,
+                                                       frame: WireFrame(topic: row["topic"], payload: Array(row["payload"] as Data)),
+                                                       createdAt: EmulatedInstant(milliseconds: row["created_at"]),
+                                                       summary: try object(row["summary"], "outbox.summary")))
+        }
         try db.drop(table: "workouts")
         try db.drop(table: "records")
+        try db.drop(table: "outbox")
+        try db.create(table: "outbox") { t in
+            t.column("channel", .text).notNull()
+            t.column("seq", .integer).notNull()
+            t.column("kind", .text).notNull()
+            t.column("topic", .text).notNull()
+            t.column("payload", .blob).notNull()
+            t.column("created_at", .integer).notNull()
+            for count in ["workouts", "samples", "saved", "deleted"] { t.column(count, .integer) }
+            t.column("workout", .text)
+            t.primaryKey(["channel", "seq"])
+        }
+        for row in oldOutbox { try row.insert(db) }
         try db.create(table: "workouts") { t in
             t.primaryKey("uuid", .text)
             t.column("anchor", .integer).notNull()
@@ -82,8 +105,9 @@ extension SQLiteStorage {
             t.column("uuid", .text).notNull()
             t.column("type", .text).notNull()
         }
-        try db.create(table: "waiting_records") { t in
+        try db.create(table: "queued_records") { t in
             t.autoIncrementedPrimaryKey("seq")
+            t.column("queue", .text).notNull()
             t.column("id", .text).notNull().indexed()
             createRecordColumns(t)
         }
@@ -93,15 +117,22 @@ extension SQLiteStorage {
         }
         for row in oldWorkouts { try row.insert(db) }
         for row in oldRecords { try row.insert(db) }
-        // What v1 kept as whole JSON values moves to the new tables.
+        try StateTables.create(db)
+        // What v1 kept as JSON values in `kv` moves to the new tables; keys no model reads any
+        // more are dropped.
         let limits = WireLimits(maxItemsPerMessage: .max / 16)
-        if let text = try String.fetchOne(db, sql: "SELECT value FROM kv WHERE key = 'phone.lockBuffer'") {
-            try apply(.hold(try HealthObjectsBatch(body: try object(text, "kv phone.lockBuffer"), limits: limits)), db)
+        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM kv ORDER BY key") {
+            let key: String = row["key"], value = try JSONParser().parse(row["value"] as String)
+            switch key {
+            case "phone.lockBuffer":
+                try apply(.hold(try HealthObjectsBatch(body: value.objectValue ?? [:], limits: limits)), db)
+            case "phone.container":
+                try apply(.containerAdd(try RecordsBatch(body: value.objectValue ?? [:], limits: limits)), db)
+            default:
+                do { try StateTables.write(key, value, db) } catch let error as RuntimeError where error.message.hasSuffix("has no table in schema \(schemaVersion)") {}
+            }
         }
-        if let text = try String.fetchOne(db, sql: "SELECT value FROM kv WHERE key = 'phone.container'") {
-            try apply(.containerAdd(try RecordsBatch(body: try object(text, "kv phone.container"), limits: limits)), db)
-        }
-        try db.execute(sql: "DELETE FROM kv WHERE key IN ('phone.lockBuffer', 'phone.container')")
+        try db.drop(table: "kv")
     }
 
     /// Refuses a database written by a newer PairSim before anything is migrated or written.

@@ -32,12 +32,7 @@ final class SQLiteStorage: NodeStorage {
     func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
         try queue.write { db in
             for operation in operations { try Self.apply(operation, db) }
-            if !values.isEmpty {
-                let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)")
-                for key in values.keys.sorted() {
-                    try statement.execute(arguments: [key, JSONWriter.string(values[key]!)])
-                }
-            }
+            for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db) }
         }
     }
 
@@ -72,11 +67,7 @@ final class SQLiteStorage: NodeStorage {
                 try db.execute(sql: "INSERT OR IGNORE INTO deleted_records (id) VALUES (?)", arguments: [id.text])
             }
         case .outboxPut(let channel, let record):
-            try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO outbox (channel, seq, kind, topic, payload, created_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [channel.rawValue, Int64(record.seq), record.kind.rawValue, record.frame.topic,
-                                         Data(record.frame.payload), record.createdAt.milliseconds,
-                                         JSONWriter.string(.object(record.summary))])
+            try OutboxRow(channel, record).insert(db, onConflict: .replace)
         case .outboxRemove(let channel, let seqs):
             let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE channel = ? AND seq = ?")
             for seq in seqs { try statement.execute(arguments: [channel.rawValue, Int64(seq)]) }
@@ -91,14 +82,14 @@ final class SQLiteStorage: NodeStorage {
             try db.execute(sql: "DELETE FROM held_workouts; DELETE FROM held_sample_batches; DELETE FROM held_deletions")
         case .containerAdd(let batch):
             // As the container does in memory: a deletion or a newer save replaces a waiting save.
-            let remove = try db.cachedStatement(sql: "DELETE FROM waiting_records WHERE id = ?")
+            let remove = try db.cachedStatement(sql: "DELETE FROM queued_records WHERE queue = 'container' AND id = ?")
             for id in batch.deleted { try remove.execute(arguments: [id.text]) }
             for record in batch.saved { try remove.execute(arguments: [record.id.text]) }
-            for record in batch.saved { try WaitingRecordRow(record).insert(db) }
+            for record in batch.saved { try QueuedRecordRow(record, queue: .container).insert(db) }
             let deletion = try db.cachedStatement(sql: "INSERT OR IGNORE INTO waiting_deletions (id) VALUES (?)")
             for id in batch.deleted { try deletion.execute(arguments: [id.text]) }
         case .containerClear:
-            try db.execute(sql: "DELETE FROM waiting_records; DELETE FROM waiting_deletions")
+            try db.execute(sql: "DELETE FROM queued_records WHERE queue = 'container'; DELETE FROM waiting_deletions")
         }
     }
 }

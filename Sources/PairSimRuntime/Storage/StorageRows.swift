@@ -109,12 +109,15 @@ struct RecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
     }
 }
 
-/// A saved record waiting in the phone's CloudKit container (`waiting_records`), in arrival order.
-struct WaitingRecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
-    static let databaseTableName = "waiting_records"
+/// A saved record queued on its way: waiting in the phone's CloudKit container until the app runs
+/// (`container`), or waiting for the next export batch (`export`); in arrival order.
+struct QueuedRecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
+    enum Queue: String, Codable { case container, export }
+    static let databaseTableName = "queued_records"
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
     static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var seq: Int64?
+    var queue: Queue
     var id: String
     var exercise: String
     var startMs: Int64
@@ -123,8 +126,60 @@ struct WaitingRecordRow: Codable, FetchableRecord, PersistableRecord, RecordColu
     var workoutId: String?
     var source: String
 
-    init(_ record: ExerciseRecord) {
-        (seq, id, exercise, startMs, durationMs) = (nil, record.id.text, record.exercise, record.start.milliseconds, record.duration.milliseconds)
-        (calories, workoutId, source) = (record.calories, record.healthKitWorkoutID?.text, record.source.name)
+    init(_ record: ExerciseRecord, queue: Queue) {
+        (seq, self.queue, id, exercise, startMs) = (nil, queue, record.id.text, record.exercise, record.start.milliseconds)
+        (durationMs, calories, workoutId, source) = (record.duration.milliseconds, record.calories, record.healthKitWorkoutID?.text, record.source.name)
+    }
+}
+
+/// A message kept until its receiver acknowledges it (`outbox`): the frame as sent, and the counts
+/// events about it show (`workouts=1 samples=360`).
+struct OutboxRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "outbox"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var channel: String
+    var seq: Int64
+    var kind: String
+    var topic: String
+    var payload: Data
+    var createdAt: Int64
+    var workouts: Int64?
+    /// The workout's UUID when the message carries exactly one.
+    var workout: String?
+    var samples: Int64?
+    var saved: Int64?
+    var deleted: Int64?
+
+    /// The summary fields, in the order events show them.
+    static let countFields = ["workouts", "workout", "samples", "saved", "deleted"]
+
+    init(_ channel: Channel, _ record: OutboxRecord) throws {
+        (self.channel, seq, kind, topic) = (channel.rawValue, Int64(record.seq), record.kind.rawValue, record.frame.topic)
+        (payload, createdAt) = (Data(record.frame.payload), record.createdAt.milliseconds)
+        for (key, value) in record.summary.members {
+            switch (key, value) {
+            case ("workouts", .int(let count)): workouts = count
+            case ("workout", .string(let uuid)): workout = uuid
+            case ("samples", .int(let count)): samples = count
+            case ("saved", .int(let count)): saved = count
+            case ("deleted", .int(let count)): deleted = count
+            default: throw RuntimeError("outbox summary field \(key) has no column in schema \(SQLiteStorage.schemaVersion)")
+            }
+        }
+    }
+
+    func record() throws -> (Channel, OutboxRecord) {
+        guard let channel = Channel(rawValue: channel), let kind = MessageKind(rawValue: kind) else {
+            throw RuntimeError("outbox row \(self.channel)/\(seq): unknown channel or kind \(kind)")
+        }
+        var summary = JSONObject()
+        if let workouts { summary.append("workouts", .int(workouts)) }
+        if let workout { summary.append("workout", .string(workout)) }
+        if let samples { summary.append("samples", .int(samples)) }
+        if let saved { summary.append("saved", .int(saved)) }
+        if let deleted { summary.append("deleted", .int(deleted)) }
+        return (channel, OutboxRecord(seq: UInt64(seq), kind: kind, frame: WireFrame(topic: topic, payload: Array(payload)),
+                                      createdAt: EmulatedInstant(milliseconds: createdAt), summary: summary))
     }
 }
