@@ -89,4 +89,23 @@ struct JSONTests {
         #expect(read["_by"] == 5 && read["load"] == 6 && read.fields.count == 3)
         #expect(read == event)
     }
+
+    @Test("an app's event is bounded: a megabyte string, a thousand fields, a long list are cut, saying so")  // R: K2
+    func appEventsBounded() throws {
+        var fields: JSONObject = ["blob": .string(String(repeating: "é", count: 500_000)), "list": .array((0..<1_000).map { .int(Int64($0)) })]
+        for index in 0..<1_000 { fields.append("f\(index)", .int(Int64(index))) }
+        let event = Event(at: .zero, node: .phone, name: String(repeating: "n", count: 10_000), fields: fields, byApp: true)
+        let line = event.jsonLine
+        #expect(line.count < 20_000, "\(line.count) bytes")
+        let read = try Event(jsonLine: line)
+        #expect(read.name.utf8.count <= Event.maxAppNameBytes)
+        let blob = try #require(read["blob"]?.stringValue)
+        #expect(blob.utf8.count <= Event.maxAppStringBytes && blob.hasSuffix("…(1000000 bytes)") && blob.hasPrefix("éé"))
+        #expect(read["list"]?.arrayValue?.count == Event.maxAppListItems && read["list"]?.arrayValue?.last == "… 745 more")
+        #expect(read.fields.count == Event.maxAppFields && read["_truncated"] == "939 more field(s)", "\(read.fields.members.suffix(2))")
+        #expect(read == event, "reading the line back cuts nothing more")
+        // The platform's own events are not touched.
+        let own = Event(at: .zero, node: .phone, name: "hk.saved", fields: ["blob": .string(String(repeating: "x", count: 5_000))])
+        #expect(own["blob"]?.stringValue?.count == 5_000)
+    }
 }

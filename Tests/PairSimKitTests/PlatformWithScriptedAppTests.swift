@@ -167,6 +167,32 @@ struct PlatformWithScriptedAppTests {
         #expect(log.lines == ["sees 0", "sees 1"], "the execute callback, then only the app's own sample")
         #expect(phone.named("hk.hidden").count == 1)
     }
+
+    @Test("what the watch would refuse on the wire is refused at the API: a 300-byte exercise name, 60,000 kcal")  // R: K2, K3
+    func wireLimitsAtTheAPI() {
+        let log = ScriptedApp.Log()
+        let phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, _ in
+                let start = Date(timeIntervalSince1970: 0)
+                let huge = HKWorkout(activityType: .running, start: start, end: start.addingTimeInterval(600),
+                                     totalEnergyBurned: HKQuantity(unit: .kilocalorie(), doubleValue: 60_000))
+                app.store.save(huge) { ok, error in log.lines.append("workout \(ok) \(error.map { "\($0)" } ?? "none")") }
+                ExerciseRecords.shared.save([
+                    ExerciseRecordValue(exercise: String(repeating: "x", count: 300), startDate: start, duration: 60, calories: nil, healthKitWorkoutID: nil),
+                    ExerciseRecordValue(exercise: "Plank", startDate: start, duration: 60, calories: 90_000, healthKitWorkoutID: nil),
+                    ExerciseRecordValue(exercise: "Squat", startDate: start, duration: 60, calories: 40, healthKitWorkoutID: nil),
+                ])
+            })
+        })
+        #expect(log.lines.count == 1 && log.lines[0].hasPrefix("workout false"), "\(log.lines)")
+        let failed = phone.named("hk.save.failed")
+        #expect(failed.count == 1 && failed[0]["reason"]?.stringValue?.contains("activeEnergy") == true, "\(failed.map(\.humanLine))")
+        let misbehaved = phone.named("app.misbehaved")
+        #expect(misbehaved.count == 1 && misbehaved[0]["detail"]?.stringValue?.hasPrefix("2 record(s) not saved, e.g. record.exercise") == true,
+                "\(misbehaved.map(\.humanLine))")
+        #expect(phone.node.platform.records.records.map(\.exercise) == ["Squat"])
+        #expect(phone.node.platform.store.workoutCount == 0)
+    }
 }
 
 /// An app that traps (R: A6): the platform survives it, as iOS does.

@@ -25,7 +25,7 @@ public struct Event: Hashable, Sendable {
     public init(at: EmulatedInstant, node: NodeName, name: String, level: Level = .info, fields: JSONObject = [:], byApp: Bool = false) {
         self.at = at
         self.node = node
-        self.name = name
+        self.name = byApp ? Self.bounded(name, Self.maxAppNameBytes) : name
         self.fields = byApp ? Self.appFields(fields) : fields
         self.level = level
         self.byApp = byApp
@@ -35,10 +35,56 @@ public struct Event: Hashable, Sendable {
     /// and of two fields with one name the later wins. Without this an app's `by` field made a line
     /// with two `by` keys, which readers refuse (duplicate keys) or misread.
     static func appFields(_ fields: JSONObject) -> JSONObject {
-        guard fields.members.contains(where: { reservedKeys.contains($0.key) }) || Set(fields.keys).count != fields.count else { return fields }
+        // Cut so that the marker keeps the total at the limit: reading the line back cuts nothing.
+        let cut = fields.count > maxAppFields
         var safe = JSONObject()
-        for member in fields.members { safe[reservedKeys.contains(member.key) ? "_" + member.key : member.key] = member.value }
+        for member in fields.members.prefix(cut ? maxAppFields - 1 : maxAppFields) {
+            let key = bounded(member.key, maxAppNameBytes)
+            safe[reservedKeys.contains(key) ? "_" + key : key] = bounded(member.value, depth: 0)
+        }
+        if cut { safe["_truncated"] = .string("\(fields.count - maxAppFields + 1) more field(s)") }
         return safe
+    }
+
+    /// What an app may put in one event; beyond it the line is cut, saying so, so that an app
+    /// logging a megabyte cannot make an unbounded log line.
+    public static let maxAppFields = 64
+    public static let maxAppNameBytes = 128
+    public static let maxAppStringBytes = 4_096
+    public static let maxAppListItems = 256
+    static let maxAppDepth = 4
+
+    static func bounded(_ value: JSON, depth: Int) -> JSON {
+        switch value {
+        case .string(let text): return .string(bounded(text, maxAppStringBytes))
+        case .array(let items):
+            guard depth < maxAppDepth else { return .string("(nested deeper than \(maxAppDepth))") }
+            guard items.count > maxAppListItems else { return .array(items.map { bounded($0, depth: depth + 1) }) }
+            return .array(items.prefix(maxAppListItems - 1).map { bounded($0, depth: depth + 1) }
+                          + [.string("… \(items.count - maxAppListItems + 1) more")])
+        case .object(let object):
+            guard depth < maxAppDepth else { return .string("(nested deeper than \(maxAppDepth))") }
+            let cut = object.count > maxAppFields
+            var kept = JSONObject()
+            for member in object.members.prefix(cut ? maxAppFields - 1 : maxAppFields) {
+                kept[bounded(member.key, maxAppNameBytes)] = bounded(member.value, depth: depth + 1)
+            }
+            if cut { kept["_truncated"] = .string("\(object.count - maxAppFields + 1) more field(s)") }
+            return .object(kept)
+        default: return value
+        }
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes (at a character boundary), marked when cut.
+    static func bounded(_ text: String, _ limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var kept = "", bytes = 0
+        for character in text {
+            bytes += character.utf8.count
+            if bytes > limit - 24 { break }
+            kept.append(character)
+        }
+        return kept + "…(\(text.utf8.count) bytes)"
     }
 
     /// The field `key`, if present.

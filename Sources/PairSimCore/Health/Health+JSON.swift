@@ -93,6 +93,28 @@ extension DeletedObject {
 extension Workout {
     /// Longest activity (workout) or exercise (record) name the wire takes, in UTF-8 bytes.
     public static let maxActivityBytes = 256
+
+    /// Why the peer would refuse this workout on the wire (a name too long, a number out of
+    /// range), or nil: the wire's own reader decides, so the platform's API and docs/PROTOCOL.md
+    /// cannot disagree.
+    public var wireProblem: String? {
+        do { _ = try Workout(reading: FieldReader(json.objectValue!, path: "workout")); return nil } catch { return error.description }
+    }
+}
+
+extension HealthSample {
+    /// Why the peer would refuse this sample on the wire, or nil.
+    public var wireProblem: String? {
+        do { _ = try HealthSample(reading: FieldReader(json.objectValue!, path: "sample")); return nil } catch { return error.description }
+    }
+}
+
+extension ExerciseRecord {
+    /// Why the peer would refuse this record on the wire (an exercise name over 256 bytes,
+    /// calories over 50,000, a time out of range), or nil.
+    public var wireProblem: String? {
+        do { _ = try ExerciseRecord(reading: FieldReader(json.objectValue!, path: "record")); return nil } catch { return error.description }
+    }
 }
 
 /// Body of an `hk.objects` message: a HealthKit sync batch.

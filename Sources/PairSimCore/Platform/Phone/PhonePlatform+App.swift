@@ -74,11 +74,13 @@ extension PhonePlatform {
             case .setDefault(let key, let value):
                 defaults[key] = value
             case .saveRecords(let made):
-                let valid = made.filter { $0.start >= .zero && $0.duration >= .zero }
-                if valid.count < made.count {
+                // What the watch would refuse never leaves: the wire's own reader judges each record.
+                let problems = made.map { $0.start < .zero || $0.duration < .zero ? "starts before the epoch or lasts less than 0 s" : $0.wireProblem }
+                let valid = zip(made, problems).filter { $0.1 == nil }.map(\.0)
+                if let first = problems.compactMap({ $0 }).first {
                     counters.misbehaviours += 1
                     actions.append(event(.appMisbehaved, now, level: .warning, [
-                        "kind": "invalid-record", "detail": .string("\(made.count - valid.count) record(s) start before the epoch or last less than 0 s: not saved"),
+                        "kind": "invalid-record", "detail": .string("\(made.count - valid.count) record(s) not saved, e.g. \(first.prefix(200))"),
                     ]))
                 }
                 actions += saveAppRecords(valid.map { var record = $0; record.source = .phoneApp; return record }, now: now)
@@ -239,6 +241,9 @@ extension PhonePlatform {
             if sample.start < .zero || sample.end < sample.start { return "sample \(sample.uuid.text) ends before it starts, or starts before the epoch" }
             if !sample.type.validRange.contains(sample.value) { return "\(sample.type.rawValue) \(sample.value) outside \(sample.type.validRange)" }
         }
+        // What the watch would refuse on the wire (a name over 256 bytes, energy over 50,000 kcal…).
+        for workout in batch.workouts { if let problem = workout.wireProblem { return String(problem.prefix(200)) } }
+        for sample in batch.samples { if let problem = sample.wireProblem { return String(problem.prefix(200)) } }
         return nil
     }
 
