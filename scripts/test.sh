@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
 ensure_packages
-# The JUnit test validates `--junit` output against Tests/Fixtures/junit.xsd with xmllint.
-ensure_packages libxml2-utils
+# The JUnit test validates `--junit` output against Tests/Fixtures/junit.xsd with xmllint; the
+# foreign-client test runs Tests/Fixtures/foreign_client.py with Debian's python3 and python3-zmq.
+ensure_packages libxml2-utils python3-zmq
 # The report test renders report.html in headless Chromium (Debian's package; where there is no
 # such package, e.g. Ubuntu's snap-only chromium, that one test says what is missing).
 if apt-cache show chromium >/dev/null 2>&1 || dpkg -s chromium >/dev/null 2>&1; then

@@ -45,3 +45,26 @@ struct WireGarbageTests {
         #expect(counted == Int64(garbage.count), "\(status)")
     }
 }
+
+@Suite("End to end: a client written from the docs alone")
+struct ForeignClientTests {
+    /// Debian's interpreter, which has Debian's python3-zmq (scripts/test.sh installs it).
+    static let python = "/usr/bin/python3"
+
+    @Test("a Python client written only from PROTOCOL.md and COMMANDS.md plays the watch to a real phone-node", .timeLimit(.minutes(2)))  // R: K3, K4
+    func pythonClient() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python),
+              (try? PairHarness.runProgram(Self.python, ["-c", "import zmq"]))?.status == 0 else {
+            Issue.record("\(Self.python) with Debian's python3-zmq is not installed (scripts/test.sh installs it)")
+            return
+        }
+        let pair = try PairHarness("e2e-foreign")
+        defer { pair.stopAll() }
+        try pair.startNode(.phone, epoch: PairHarness.now())
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Fixtures/foreign_client.py"
+        let nodes = pair.topology.nodes
+        let (status, output) = try PairHarness.runProgram(Self.python, [script, nodes[.watch]!.publish, nodes[.phone]!.publish, nodes[.phone]!.control])
+        #expect(status == 0, "the client found the pages and the node disagreeing:\n\(output)")
+        #expect(output.contains("0 problem(s)"), "\(output)")
+    }
+}
