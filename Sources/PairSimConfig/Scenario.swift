@@ -92,6 +92,12 @@ public struct TimelineEntry: Hashable, Sendable {
     public var at: EmulatedInstant
     public var node: NodeName
     public var command: String
+
+    public init(at: EmulatedInstant, node: NodeName, command: String) {
+        self.at = at
+        self.node = node
+        self.command = command
+    }
 }
 
 /// A scenario (docs/SCENARIOS.md): a topology, a timeline of commands, expectations.
@@ -106,4 +112,30 @@ public struct Scenario: Sendable {
     public var timeline: [TimelineEntry]
     public var expectations: [ExpectationSpec]
     public var sourcePath: String
+    /// The scenario's `nemesis:` (faults drawn from the seed), used by `simulate --nemesis` and
+    /// `swarm --nemesis`; nil: the defaults.
+    public var nemesis: NemesisSpec? = nil
+
+    /// Commands the driver runs on a node's process rather than the node itself: a process kill
+    /// (kill -9; what was not committed is lost) and its restart from what was.
+    public static let driverCommands = ["kill-node", "restart-node"]
+}
+
+/// How much havoc a nemesis wreaks over a run (docs/SCENARIOS.md#nemesis).
+public struct NemesisSpec: Hashable, Sendable {
+    /// Node kills (kill -9), each followed by a restart after a drawn downtime.
+    public var crashes: Int
+    /// Bluetooth partitions (`out-of-range` … `in-range`) of drawn length.
+    public var partitions: Int
+    /// Longest downtime of a killed node.
+    public var maxDowntime: EmulatedDuration
+    /// Longest partition.
+    public var maxPartition: EmulatedDuration
+
+    public init(crashes: Int = 6, partitions: Int = 3, maxDowntime: EmulatedDuration = .minutes(30), maxPartition: EmulatedDuration = .hours(2)) {
+        self.crashes = crashes
+        self.partitions = partitions
+        self.maxDowntime = maxDowntime
+        self.maxPartition = maxPartition
+    }
 }

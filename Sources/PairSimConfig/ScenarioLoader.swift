@@ -18,7 +18,7 @@ public enum ScenarioLoader {
 
     public static func parse(yaml text: String, file: String, appCommands: [CommandSpec] = AppCatalog.knownActions) throws(ConfigError) -> Scenario {
         let root = try YAMLReader.root(yaml: text, file: file)
-        let map = try root.mapping(allowed: ["name", "description", "topology", "overrides", "duration", "timeline", "expect"],
+        let map = try root.mapping(allowed: ["name", "description", "topology", "overrides", "duration", "timeline", "expect", "nemesis"],
                                    required: ["name", "topology", "duration"])
         let name = try map["name"]!.string()
         let duration = try map["duration"]!.duration()
@@ -35,8 +35,26 @@ public enum ScenarioLoader {
         if let list = map["expect"] {
             for item in try list.sequence() { expectations.append(try expectation(item)) }
         }
-        return Scenario(name: name, description: try map["description"]?.string() ?? "", topology: topology, topologyYAML: yaml,
-                        duration: duration, timeline: timeline.map(\.0), expectations: expectations, sourcePath: file)
+        var scenario = Scenario(name: name, description: try map["description"]?.string() ?? "", topology: topology, topologyYAML: yaml,
+                                duration: duration, timeline: timeline.map(\.0), expectations: expectations, sourcePath: file)
+        if let nemesis = map["nemesis"] { scenario.nemesis = try self.nemesis(nemesis) }
+        return scenario
+    }
+
+    static func nemesis(_ reader: YAMLReader) throws(ConfigError) -> NemesisSpec {
+        let map = try reader.mapping(allowed: ["crashes", "partitions", "maxDowntime", "maxPartition"])
+        var spec = NemesisSpec()
+        if let value = map["crashes"] { spec.crashes = Int(try value.int(in: 0...1_000)) }
+        if let value = map["partitions"] { spec.partitions = Int(try value.int(in: 0...1_000)) }
+        if let value = map["maxDowntime"] {
+            spec.maxDowntime = try value.duration()
+            guard spec.maxDowntime >= .seconds(1) else { throw value.error("must be at least 1s") }
+        }
+        if let value = map["maxPartition"] {
+            spec.maxPartition = try value.duration()
+            guard spec.maxPartition >= .seconds(1) else { throw value.error("must be at least 1s") }
+        }
+        return spec
     }
 
     /// The topology: a file (relative to the scenario) or an inline mapping, with `overrides` merged in.
@@ -118,8 +136,13 @@ public enum ScenarioLoader {
 
     /// The command's verb must exist for the node (arguments are checked when it runs).
     static func validate(_ command: String, node: NodeName, _ reader: YAMLReader, appCommands: [CommandSpec]) throws(ConfigError) {
+        let parsed: ParsedCommand
+        do { parsed = try ParsedCommand(parsing: command) } catch { throw reader.error(error.message) }
+        if Scenario.driverCommands.contains(parsed.verb) {
+            guard parsed.arguments.isEmpty, parsed.options.isEmpty else { throw reader.error("\(parsed.verb) takes no arguments") }
+            return
+        }
         do {
-            let parsed = try ParsedCommand(parsing: command)
             let specs = node == .watch ? WatchModel.commands : PhonePlatform.commands + appCommands
             _ = try CommandGrammar.spec(for: parsed.verb, in: specs, node: node)
         } catch {

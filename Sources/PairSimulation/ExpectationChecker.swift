@@ -8,6 +8,12 @@ public struct Verdict: Hashable, Sendable {
     /// Why: counts, first times, the slowest reaction.
     public var detail: String
 
+    public init(passed: Bool, label: String, detail: String) {
+        self.passed = passed
+        self.label = label
+        self.detail = detail
+    }
+
     /// `✔ label — detail` / `✘ label — detail`.
     public var line: String { "\(passed ? "✔" : "✘") \(label) — \(detail)" }
 }

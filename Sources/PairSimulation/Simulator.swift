@@ -22,17 +22,38 @@ public struct Simulator {
     public private(set) var failedCommands: [String] = []
     /// The app's trap, if it trapped.
     public private(set) var appCrash: Event?
+    let topology: Topology
+    /// The timeline played: the scenario's, with the nemesis's entries merged in (marked).
+    public let timeline: [(entry: TimelineEntry, byNemesis: Bool)]
+    /// What each node has committed: a kill leaves exactly this (R: V1).
+    public private(set) var images: [NodeName: DurableImage] = [.watch: DurableImage(), .phone: DurableImage()]
+    /// Each node's small values as last committed, to commit only what changed (as the node loop).
+    var committed: [NodeName: [String: JSON]] = [.watch: [:], .phone: [:]]
+    /// Nodes whose process is killed and not yet restarted.
+    public private(set) var down: Set<NodeName> = []
+    /// Process kills so far, per node.
+    public private(set) var kills: [NodeName: Int] = [.watch: 0, .phone: 0]
+    /// The most messages each node's outboxes held after any turn.
+    public private(set) var maxPending: [NodeName: Int] = [.watch: 0, .phone: 0]
+    /// Timeline commands for a node that was down when they came due, run when it is back.
+    var postponed: [NodeName: [(entry: TimelineEntry, byNemesis: Bool)]] = [.watch: [], .phone: []]
 
-    /// Prepares a run of `app`; `seed` and `duration` override the scenario's.
-    public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil) {
+    /// Prepares a run of `app`; `seed` and `duration` override the scenario's; with `nemesis`, node
+    /// kills and partitions drawn from the seed join the timeline.
+    public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil) {
         self.scenario = scenario
         var topology = scenario.topology
         if let seed { topology.seed = seed }
+        self.topology = topology
         self.seed = topology.seed
-        self.duration = duration ?? scenario.duration
+        let length = duration ?? scenario.duration
+        self.duration = length
         watch = WatchModel(topology: topology, boot: "sim")
         self.app = app
         phone = PhoneNode(topology: topology, boot: "sim", app: app)
+        let drawn = nemesis.map { Nemesis.draw($0, seed: topology.seed, duration: length) } ?? []
+        timeline = (scenario.timeline.map { ($0, false) } + drawn.map { ($0, true) })
+            .enumerated().sorted { ($0.element.0.at, $0.offset) < ($1.element.0.at, $1.offset) }.map(\.element)
     }
 
     /// Runs to the end; `progress` is called now and then with the emulated time reached.
@@ -44,8 +65,8 @@ public struct Simulator {
         var stalled = 0
         while appCrash == nil {
             drainDeliveries()
-            let timer = [watch.nextDeadline, phone.nextDeadline].compactMap { $0 }.min()
-            let command = nextCommand < scenario.timeline.count ? scenario.timeline[nextCommand].at : nil
+            let timer = [down.contains(.watch) ? nil : watch.nextDeadline, down.contains(.phone) ? nil : phone.nextDeadline].compactMap { $0 }.min()
+            let command = nextCommand < timeline.count ? timeline[nextCommand].entry.at : nil
             guard let next = [timer, command].compactMap({ $0 }).min(), next <= end else { break }
             if next <= now { stalled += 1 } else { stalled = 0 }
             if stalled >= 100_000 {
@@ -55,17 +76,15 @@ public struct Simulator {
             }
             now = max(now, next)
             if let timer, timer <= now {
-                perform(watch.advance(to: now), from: .watch)
-                perform(phone.advance(to: now), from: .phone)
+                advanceBoth()
                 drainDeliveries()
             }
-            while nextCommand < scenario.timeline.count, scenario.timeline[nextCommand].at <= now {
-                runCommand(scenario.timeline[nextCommand])
+            while nextCommand < timeline.count, timeline[nextCommand].entry.at <= now {
+                runCommand(timeline[nextCommand])
                 nextCommand += 1
                 drainDeliveries()
                 // Like the node loop: timers a command made due fire in the same turn.
-                perform(watch.advance(to: now), from: .watch)
-                perform(phone.advance(to: now), from: .phone)
+                advanceBoth()
                 drainDeliveries()
             }
             if let progress, now - lastProgress >= .hours(6) {
@@ -77,38 +96,113 @@ public struct Simulator {
             // In simulation an app's trap ends the run: the log so far and the seed say where (R: A6).
             failedCommands.append("\(appCrash.at) the app trapped (\(appCrash["signal"]?.stringValue ?? "?") during "
                 + "\(appCrash["during"]?.stringValue ?? "?")); the run stopped there")
-            events += watch.stop(now: now).events
-            events += phone.stop(now: now).events
+            stopBoth()
             return
         }
         now = end
-        perform(watch.advance(to: now), from: .watch)
-        perform(phone.advance(to: now), from: .phone)
+        advanceBoth()
         drainDeliveries()
-        events += watch.stop(now: now).events
-        events += phone.stop(now: now).events
+        stopBoth()
     }
 
-    mutating func runCommand(_ entry: TimelineEntry) {
+    mutating func advanceBoth() {
+        if !down.contains(.watch) { perform(watch.advance(to: now), from: .watch) }
+        if !down.contains(.phone) { perform(phone.advance(to: now), from: .phone) }
+    }
+
+    mutating func stopBoth() {
+        if !down.contains(.watch) { events += watch.stop(now: now).events }
+        if !down.contains(.phone) { events += phone.stop(now: now).events }
+    }
+
+    mutating func runCommand(_ item: (entry: TimelineEntry, byNemesis: Bool)) {
+        let entry = item.entry
+        switch entry.command {
+        case "kill-node": kill(entry.node); return
+        case "restart-node": restart(entry.node); return
+        default: break
+        }
+        // A device whose process is down takes the command when it is back.
+        if down.contains(entry.node) {
+            postponed[entry.node]!.append(item)
+            return
+        }
         let result: CommandResult
         switch entry.node {
         case .watch: result = watch.handleLogged(commandText: entry.command, now: now)
         case .phone: result = phone.handleLogged(commandText: entry.command, now: now)
         }
-        if !result.ok { failedCommands.append("\(entry.at) \(entry.node) \(entry.command): \(result.reply)") }
+        // The nemesis's own partitions may meet the scenario's: its refusals are logged, not failures.
+        if !result.ok, !item.byNemesis { failedCommands.append("\(entry.at) \(entry.node) \(entry.command): \(result.reply)") }
         perform(result.actions, from: entry.node)
     }
 
+    /// kill -9: the process ends between two turns; what it committed stays, the rest is gone
+    /// (frames on their way to or from it included).
+    mutating func kill(_ node: NodeName) {
+        guard !down.contains(node) else { return }
+        down.insert(node)
+        kills[node]! += 1
+        deliveries.removeAll { $0.to == node }
+        events.append(Event(at: now, node: node, .nodeKilled, level: .warning, fields: ["kills": .int(Int64(kills[node]!))]))
+    }
+
+    /// A new process on the same data: restore what was committed, start, and meet the peer as
+    /// sockets do (each side's XPUB sees the other's SUB: hello and retransmit-all both ways).
+    mutating func restart(_ node: NodeName) {
+        guard down.contains(node) else { return }
+        down.remove(node)
+        let boot = "sim.\(kills[node]! + 1)"
+        let state = images[node]!.load()
+        committed[node] = state.values
+        do {
+            switch node {
+            case .watch:
+                watch = WatchModel(topology: topology, boot: boot)
+                try watch.restore(state, now: now)
+                perform(watch.start(now: now), from: .watch)
+            case .phone:
+                phone = PhoneNode(topology: topology, boot: boot, app: app)
+                try phone.restore(state, now: now)
+                perform(phone.start(now: now), from: .phone)
+            }
+        } catch {
+            failedCommands.append("\(now) \(node) could not restore what it committed: \(error)")
+            return
+        }
+        if !down.contains(node.peer) {
+            perform(node == .watch ? watch.peerConnected(now: now) : phone.peerConnected(now: now), from: node)
+            perform(node == .watch ? phone.peerConnected(now: now) : watch.peerConnected(now: now), from: node.peer)
+        }
+        let waiting = postponed[node]!
+        postponed[node] = []
+        for item in waiting {
+            drainDeliveries()
+            runCommand(item)
+        }
+    }
+
+    /// Performs a turn's actions: persist (committed to the node's image with its changed
+    /// values, as the node loop commits to SQLite), then publish and emit.
     mutating func perform(_ actions: [NodeAction], from node: NodeName) {
+        var operations: [PersistOp] = []
         for action in actions {
             switch action {
             case .emit(let event):
                 events.append(event)
                 if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
             case .publish(let frame): deliveries.append((node.peer, [Array(frame.topic.utf8), frame.payload]))
-            case .persist: break // state lives in the models; nothing to make durable in one process
+            case .persist(let op): operations.append(op)
             }
         }
+        guard !actions.isEmpty else { return }
+        maxPending[node] = max(maxPending[node]!, pending(node))
+        let values = node == .watch ? watch.persistentValues() : phone.persistentValues()
+        var changed: [String: JSON] = [:]
+        for (key, value) in values where committed[node]![key] != value { changed[key] = value }
+        guard !operations.isEmpty || !changed.isEmpty else { return }
+        images[node]!.commit(operations, values: changed)
+        committed[node]!.merge(changed) { $1 }
     }
 
     mutating func drainDeliveries() {
@@ -116,6 +210,7 @@ public struct Simulator {
         while index < deliveries.count {
             let (to, frames) = deliveries[index]
             index += 1
+            guard !down.contains(to) else { continue } // nobody is listening: PUB/SUB drops it
             switch to {
             case .watch: perform(watch.receive(frames: frames, now: now), from: .watch)
             case .phone: perform(phone.receive(frames: frames, now: now), from: .phone)
@@ -123,6 +218,28 @@ public struct Simulator {
         }
         deliveries.removeAll(keepingCapacity: true)
     }
+
+    /// The watch's HealthKit store at the end.
+    public var watchStore: HealthStore { watch.store }
+    /// The phone's records at the end.
+    public var phoneRecords: RecordStore { phone.platform.records }
+    /// Messages not yet acknowledged, per node.
+    public func pending(_ node: NodeName) -> Int {
+        Channel.allCases.reduce(0) { $0 + (node == .watch ? watch.sync.pending($1) : phone.platform.sync.pending($1)) }
+    }
+    /// `3 node kills (watch 1, phone 2), 2 partitions` of a run's nemesis.
+    public static func nemesisSummary(_ sim: Simulator) -> String {
+        let partitions = sim.timeline.filter { $0.byNemesis && $0.entry.command == "out-of-range" }.count
+        return "\(sim.kills[.watch]! + sim.kills[.phone]!) node kill(s) (watch \(sim.kills[.watch]!), phone \(sim.kills[.phone]!)), \(partitions) partition(s)"
+    }
+
+    /// When the oldest message a node still waits to have acknowledged was made.
+    public func oldestPending(_ node: NodeName) -> EmulatedInstant? {
+        Channel.allCases.compactMap { node == .watch ? watch.sync.oldestPending($0) : phone.platform.sync.oldestPending($0) }.min()
+    }
+
+    /// The phone's app state at the end.
+    public var phoneAppState: String { phone.platform.app.rawValue }
 
     /// The phone's HealthKit store at the end (for the report's charts).
     public var phoneStore: HealthStore { phone.platform.store }

@@ -4,6 +4,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case nodeStarted = "node.started"
     case nodeReady = "node.ready"
     case nodeStopped = "node.stopped"
+    case nodeKilled = "node.killed"
     case commandFailed = "command.failed"
     // Watch workouts and samples
     case workoutStarted = "workout.started"

@@ -18,6 +18,11 @@ extension SyncEngine {
         return .object(channels)
     }
 
+    /// When the oldest message still unacknowledged on `channel` was made (nil: none pending).
+    public func oldestPending(_ channel: Channel) -> EmulatedInstant? {
+        outbound[channel]!.entries.values.map(\.record.createdAt).min()
+    }
+
     /// `{"bad-body":2,…}`: refused frames by code, every code present.
     public var rejectedJSON: JSON {
         var object = JSONObject()

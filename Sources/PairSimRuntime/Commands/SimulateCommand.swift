@@ -36,6 +36,9 @@ public struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Simulate with the app linked into this executable (a developer's own node, e.g. my-phone-node): runs `PATH simulate …` with the other arguments.", valueName: "path"))
     var phoneBin: String?
 
+    @Flag(help: "Add the scenario's nemesis (or the default one: 6 node kills, 3 partitions) drawn from the seed, and check the invariants (docs/SCENARIOS.md#nemesis) instead of the scenario's expectations.")
+    var nemesis = false
+
     @OptionGroup var outputs: ResultOutputs
 
     public init() {}
@@ -51,7 +54,9 @@ public struct SimulateCommand: ParsableCommand {
             }
             length = parsed
         }
-        var simulator = Simulator(scenario: scenario, app: try AppChoice.resolve(app, topology: scenario.topology), seed: seed, duration: length)
+        let registration = try AppChoice.resolve(app, topology: scenario.topology)
+        var simulator = Simulator(scenario: scenario, app: registration, seed: seed, duration: length,
+                                  nemesis: nemesis ? scenario.nemesis ?? NemesisSpec() : nil)
         let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
         let total = Double(simulator.duration.milliseconds)
         simulator.run(progress: showProgress ? { now in
@@ -60,12 +65,18 @@ public struct SimulateCommand: ParsableCommand {
         } : nil)
         if showProgress { FileHandleWriter.standardError("\r" + String(repeating: " ", count: 60) + "\r") }
         if events { simulator.events.forEach { print("\($0.node) │ \($0.humanLine)") } }
+        var verdicts = ExpectationChecker.check(scenario.expectations, events: simulator.events)
+        if nemesis {
+            var calm = Simulator(scenario: scenario, app: registration, seed: seed, duration: length)
+            calm.run()
+            verdicts = Invariants.check(simulator, calm: calm)
+            print("nemesis: \(Simulator.nemesisSummary(simulator)); the scenario's expectations are not checked under it (faults change timing on purpose)")
+        }
         let outcome = ScenarioOutcome(
-            scenario: scenario.name, mode: "simulate", seed: simulator.seed, duration: simulator.duration, events: simulator.events,
-            verdicts: ExpectationChecker.check(scenario.expectations, events: simulator.events),
-            failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phoneStore))
+            scenario: scenario.name, mode: nemesis ? "simulate --nemesis" : "simulate", seed: simulator.seed, duration: simulator.duration,
+            events: simulator.events, verdicts: verdicts, failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phoneStore))
         let reproduce = "topology simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
-            + (app.map { " --app \($0)" } ?? "")
+            + (app.map { " --app \($0)" } ?? "") + (nemesis ? " --nemesis" : "")
         if let report { try ReportWriter.write(outcome, to: report) }
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)

@@ -17,7 +17,7 @@ extension SQLiteStorage {
     static func load(_ db: Database) throws -> PersistedState {
         var state = PersistedState()
         var deleted = Set<UUID>()
-        for row in try Row.fetchAll(db, sql: "SELECT uuid, type, anchor, deleted_at, purged FROM deleted_objects ORDER BY anchor") {
+        for row in try Row.fetchAll(db, sql: "SELECT uuid, type, anchor, deleted_at, purged FROM deleted_objects ORDER BY anchor, uuid") {
             let uuid = try uuid(row["uuid"], "deleted_objects.uuid")
             deleted.insert(uuid)
             state.deletedIDs.append(uuid)

@@ -11,6 +11,9 @@ public struct RecordStore: Hashable, Sendable {
     public func record(_ id: UUID) -> ExerciseRecord? { recordsByID[id] }
 
     /// All records, oldest start first.
+    /// True if the record `id` was deleted here.
+    public func isDeleted(_ id: UUID) -> Bool { deletedIDs.contains(id) }
+
     public var records: [ExerciseRecord] {
         recordsByID.values.sorted { ($0.start, $0.id.text) < ($1.start, $1.id.text) }
     }

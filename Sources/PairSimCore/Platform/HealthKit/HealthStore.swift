@@ -193,6 +193,9 @@ public struct HealthStore: Hashable, Sendable {
     }
 
     /// Remembers UUIDs deleted earlier whose tombstones were purged.
+    /// True if `uuid` was deleted here (or blocked as deleted before it arrived).
+    public func isDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(UUIDKey(uuid)) }
+
     public mutating func markDeleted(_ ids: [UUID]) {
         deletedIDs.formUnion(ids.map(UUIDKey.init))
     }

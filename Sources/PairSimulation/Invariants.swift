@@ -1,0 +1,115 @@
+import Foundation
+import PairSimConfig
+import PairSimCore
+
+/// What must hold in every run, faults or not (R: V3): checked on a run with the nemesis against
+/// the fault-free run of the same scenario and seed. Each is a verdict labelled `invariant: …`.
+public enum Invariants {
+    /// What a node ended with: object and record ids.
+    public struct Stores: Equatable, Sendable {
+        public var workouts: Set<UUID> = []
+        public var samples: Set<UUID> = []
+        public var records: Set<UUID> = []
+    }
+
+    /// A node's objects (of `source`, made by `horizon`: later ones may still be on their way).
+    static func stores(_ store: HealthStore, _ records: RecordStore, source: ObjectSource? = nil, horizon: EmulatedInstant = .distantFuture) -> Stores {
+        var result = Stores()
+        result.workouts = Set(store.workouts.filter { (source == nil || $0.source == source) && $0.end <= horizon }.map(\.uuid))
+        for type in SampleType.allCases {
+            result.samples.formUnion(store.samples(type).filter { (source == nil || $0.source == source) && $0.end <= horizon }.map(\.uuid))
+        }
+        result.records = Set(records.records.filter { (source == nil || $0.source == source) && $0.end <= horizon }.map(\.id))
+        return result
+    }
+
+    /// The instant by which the nemesis is over (90% of the run): what was made before it must
+    /// have reached the other side by the end.
+    static func horizon(_ sim: Simulator) -> EmulatedInstant { .zero + .milliseconds(sim.duration.milliseconds * 9 / 10) }
+
+    /// What each side made before the horizon and the other side lacks (and did not delete).
+    static func converged(_ sim: Simulator) -> [String] {
+        var missing: [String] = []
+        let pairs: [(String, HealthStore, RecordStore, HealthStore, RecordStore, ObjectSource)] = [
+            ("watch → phone", sim.watchStore, sim.watch.records, sim.phoneStore, sim.phoneRecords, .watchApp),
+            ("phone → watch", sim.phoneStore, sim.phoneRecords, sim.watchStore, sim.watch.records, .phoneApp),
+        ]
+        for (direction, fromStore, fromRecords, toStore, toRecords, source) in pairs {
+            let own = stores(fromStore, fromRecords, source: source, horizon: horizon(sim)), there = stores(toStore, toRecords)
+            let workouts = own.workouts.filter { !there.workouts.contains($0) && !toStore.isDeleted($0) }
+            let samples = own.samples.filter { !there.samples.contains($0) && !toStore.isDeleted($0) }
+            let records = own.records.filter { !there.records.contains($0) && !toRecords.isDeleted($0) }
+            if !(workouts.isEmpty && samples.isEmpty && records.isEmpty) {
+                missing.append("\(direction): \(workouts.count) workout(s), \(samples.count) sample(s), \(records.count) record(s) never arrived"
+                               + (workouts.first.map { " (e.g. workout \($0.text))" } ?? samples.first.map { " (e.g. sample \($0.text))" } ?? ""))
+            }
+        }
+        return missing
+    }
+
+    /// The verdicts for `run` (with the nemesis), given `calm`, the fault-free run.
+    public static func check(_ run: Simulator, calm: Simulator) -> [Verdict] {
+        var verdicts: [Verdict] = []
+        func verdict(_ label: String, _ problems: [String], _ fine: String) {
+            verdicts.append(Verdict(passed: problems.isEmpty, label: "invariant: " + label,
+                                    detail: problems.isEmpty ? fine : problems.prefix(3).joined(separator: "; ")))
+        }
+        let kills = run.kills[.watch]! + run.kills[.phone]!
+        verdict("every node is up at the end", run.down.map { "\($0) is still down" }, "\(kills) kill(s), all restarted")
+
+        // Deletes never resurrect; nothing is stored twice.
+        var resurrected: [String] = []
+        for (node, store) in [("watch", run.watchStore), ("phone", run.phoneStore)] {
+            for workout in store.workouts where store.isDeleted(workout.uuid) { resurrected.append("\(node): workout \(workout.uuid.text)") }
+            for type in SampleType.allCases {
+                let samples = store.samples(type)
+                for sample in samples where store.isDeleted(sample.uuid) { resurrected.append("\(node): \(type.rawValue) \(sample.uuid.text)") }
+                if Set(samples.map(\.uuid)).count != samples.count { resurrected.append("\(node): a \(type.rawValue) sample stored twice") }
+            }
+        }
+        verdict("deleted objects never come back; nothing is stored twice", resurrected, "none")
+
+        // Nothing lost: what each side made reaches the other, if the fault-free run got there too.
+        let calmConverged = converged(calm).isEmpty
+        verdict("nothing lost: what each side made before the nemesis ended reached the other", calmConverged ? converged(run) : [],
+                calmConverged ? "converged" : "the fault-free run does not converge by the end either (\(converged(calm).joined(separator: "; "))); not checked")
+        // Messages made before the horizon are acknowledged by the end (later ones may be in flight).
+        let stale = { (sim: Simulator) in NodeName.allCases.compactMap { node in sim.oldestPending(node).flatMap { $0 < horizon(sim) ? (node, $0) : nil } } }
+        verdict("every message made before the nemesis ended is acknowledged", stale(calm).isEmpty
+                    ? stale(run).map { "\($0.0) still waits for an ack of a message made at \($0.1)" } : [],
+                stale(calm).isEmpty ? "yes" : "the fault-free run leaves old messages unacknowledged too; not checked")
+        let limit = run.topology.reliability.outboxLimit
+        verdict("outboxes stay bounded", NodeName.allCases.compactMap { node in
+            run.maxPending[node]! > limit ? "\(node) held \(run.maxPending[node]!) messages (limit \(limit))" : nil
+        }, "at most \(run.maxPending[.watch]!) (watch), \(run.maxPending[.phone]!) (phone)")
+
+        // The seed's notification rule: at most one "Workout completed" per workout (seed 004).
+        var notified: [String: Int] = [:]
+        for event in run.events where event.node == .phone && event.name == EventName.notificationPosted.rawValue
+            && event["title"]?.stringValue == "Workout completed" {
+            notified[event["uuid"]?.stringValue ?? "?", default: 0] += 1
+        }
+        verdict("at most one \"Workout completed\" per workout", notified.filter { $0.value > 1 }.map { "\($0.key) notified \($0.value)×" },
+                "\(notified.count) workout(s) notified once each")
+
+        // A force-quit app is never woken (it stays quit until the user launches it).
+        var state = "", wokenQuit: [String] = []
+        for event in run.events where event.node == .phone {
+            if event.name == EventName.appState.rawValue, let to = event["to"]?.stringValue { state = to }
+            if event.name == EventName.bgdeliveryWake.rawValue, state == "forceQuit" { wokenQuit.append("woken at \(event.at)") }
+        }
+        verdict("no wake for a force-quit app", wokenQuit, "none")
+
+        // Without watch kills the watch makes the same data, so both stores equal the fault-free run's.
+        if run.kills[.watch]! == 0 {
+            var differ: [String] = []
+            for (node, a, b) in [("watch", stores(run.watchStore, run.watch.records), stores(calm.watchStore, calm.watch.records)),
+                                 ("phone", stores(run.phoneStore, run.phoneRecords), stores(calm.phoneStore, calm.phoneRecords))] where a != b {
+                differ.append("\(node): \(a.workouts.count)/\(a.samples.count)/\(a.records.count) workouts/samples/records vs "
+                              + "\(b.workouts.count)/\(b.samples.count)/\(b.records.count) fault-free")
+            }
+            verdict("stores equal the fault-free run", differ, "equal")
+        }
+        return verdicts
+    }
+}

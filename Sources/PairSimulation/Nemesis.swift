@@ -1,0 +1,45 @@
+import PairSimConfig
+import PairSimCore
+
+/// Faults drawn from the seed (R: V2): node kills with a restart after a random downtime, and
+/// Bluetooth partitions of random length, at random instants. Everything the nemesis does starts
+/// in the first 80% of the run and is over by 90%, so a correct pair has time to converge; the
+/// same seed always draws the same faults.
+public enum Nemesis {
+    public static func draw(_ spec: NemesisSpec, seed: UInt64, duration: EmulatedDuration) -> [TimelineEntry] {
+        var random = SplitMix64(seed: seed, label: "nemesis")
+        let total = Double(duration.milliseconds)
+        let first = total * 0.01, last = total * 0.8, over = total * 0.9
+        var entries: [TimelineEntry] = []
+        var busy: [NodeName: [(Double, Double)]] = [.watch: [], .phone: []]
+        var partitions: [(Double, Double)] = []
+        func free(_ intervals: [(Double, Double)], _ start: Double, _ end: Double) -> Bool {
+            !intervals.contains { start < $0.1 && $0.0 < end }
+        }
+        func at(_ ms: Double) -> EmulatedInstant { .zero + .milliseconds(Int64(ms)) }
+        for _ in 0..<spec.crashes {
+            for _ in 0..<20 { // a few draws to find a free moment; a crowded run gets fewer crashes
+                let node: NodeName = random.chance(0.5) ? .watch : .phone
+                let start = random.uniform(first, last)
+                let end = min(start + random.uniform(1_000, Double(spec.maxDowntime.milliseconds)), over)
+                guard free(busy[node]!, start - 1_000, end + 1_000) else { continue }
+                busy[node]!.append((start, end))
+                entries.append(TimelineEntry(at: at(start), node: node, command: "kill-node"))
+                entries.append(TimelineEntry(at: at(end), node: node, command: "restart-node"))
+                break
+            }
+        }
+        for _ in 0..<spec.partitions {
+            for _ in 0..<20 {
+                let start = random.uniform(first, last)
+                let end = min(start + random.uniform(60_000, Double(spec.maxPartition.milliseconds)), over)
+                guard free(partitions, start - 1_000, end + 1_000) else { continue }
+                partitions.append((start, end))
+                entries.append(TimelineEntry(at: at(start), node: .watch, command: "out-of-range"))
+                entries.append(TimelineEntry(at: at(end), node: .watch, command: "in-range"))
+                break
+            }
+        }
+        return entries.sorted { $0.at < $1.at }
+    }
+}
