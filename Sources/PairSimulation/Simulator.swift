@@ -33,6 +33,9 @@ public struct Simulator {
     public private(set) var down: Set<NodeName> = []
     /// Process kills so far, per node.
     public private(set) var kills: [NodeName: Int] = [.watch: 0, .phone: 0]
+    /// Nodes whose storage keeps nothing (a broken build's durability): for showing that the
+    /// invariants catch it. Tests set it; nothing else does.
+    var brokenStorage: Set<NodeName> = []
     /// The most messages each node's outboxes held after any turn.
     public private(set) var maxPending: [NodeName: Int] = [.watch: 0, .phone: 0]
     /// Timeline commands for a node that was down when they came due, run when it is back.
@@ -200,7 +203,7 @@ public struct Simulator {
         let values = node == .watch ? watch.persistentValues() : phone.persistentValues()
         var changed: [String: JSON] = [:]
         for (key, value) in values where committed[node]![key] != value { changed[key] = value }
-        guard !operations.isEmpty || !changed.isEmpty else { return }
+        guard !operations.isEmpty || !changed.isEmpty, !brokenStorage.contains(node) else { return }
         images[node]!.commit(operations, values: changed)
         committed[node]!.merge(changed) { $1 }
     }

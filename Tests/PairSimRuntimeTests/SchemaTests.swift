@@ -13,6 +13,8 @@ struct SchemaTests {
         var node: PhoneNode
         let storage: SQLiteStorage
         var persisted: [String: JSON] = [:]
+        /// The simulator's storage, fed the same commits: it must read back the same (R: V1).
+        var image = DurableImage()
         var now = EmulatedInstant.zero + .minutes(2)
         /// Bytes of the changed small values written by the last turn.
         var lastValueBytes = 0
@@ -34,7 +36,22 @@ struct SchemaTests {
             let changed = node.persistentValues().filter { persisted[$0.key] != $0.value }
             lastValueBytes = changed.values.reduce(0) { $0 + JSONWriter.string($1).utf8.count }
             try storage.commit(operations, values: changed)
+            image.commit(operations, values: changed)
             persisted.merge(changed) { $1 }
+        }
+
+        /// The SQLite storage and the simulator's in-memory image read back the same state.
+        func expectSameAsImage() throws {
+            let a = try storage.load(), b = image.load()
+            #expect(a.samples.map { "\($0.0.uuid.text)@\($0.1)" } == b.samples.map { "\($0.0.uuid.text)@\($0.1)" })
+            #expect(a.samples.map(\.0) == b.samples.map(\.0))
+            #expect(a.workouts.map(\.0) == b.workouts.map(\.0) && a.workouts.map(\.1) == b.workouts.map(\.1))
+            #expect(a.tombstones == b.tombstones && a.deletedIDs == b.deletedIDs)
+            #expect(a.records == b.records && a.deletedRecords == b.deletedRecords)
+            #expect(a.outbox == b.outbox)
+            #expect(a.held == b.held && a.waiting == b.waiting)
+            // Values: the image keeps what was written; the tables what the model reads back.
+            for (key, value) in a.values { #expect(b.values[key] == value, "\(key)") }
         }
 
         mutating func run(_ command: String) throws {
@@ -84,6 +101,7 @@ struct SchemaTests {
         try phone.arrive(HealthObjectsBatch(workouts: [workout], deleted: [DeletedObject(uuid: uuids.next(at: phone.now), type: .sample(.stepCount))]))
         #expect(phone.node.platform.lockBuffer.itemCount == held + 2)
 
+        try phone.expectSameAsImage()
         var restarted = try PersistedPhone(path: path, restoring: true)
         #expect(restarted.node.platform.lockBuffer == phone.node.platform.lockBuffer)
         #expect(restarted.node.platform.store.sampleCount == 0)
@@ -111,6 +129,7 @@ struct SchemaTests {
         try phone.arrive(RecordsBatch(deleted: [b]))
         let waiting = phone.node.platform.container
         #expect(waiting.saved.map(\.exercise) == ["Rowing", "Plank"] && waiting.deleted == [b])
+        try phone.expectSameAsImage()
 
         var restarted = try PersistedPhone(path: path, restoring: true)
         #expect(restarted.node.platform.container == waiting)
@@ -159,6 +178,7 @@ struct SchemaTests {
         try phone.run("force-quit")
         try phone.run("lock")
         try phone.arrive(HealthObjectsBatch(samples: Self.samples(2, from: 5, &uuids)))
+        try phone.expectSameAsImage()
         let restarted = try PersistedPhone(path: path, restoring: true)
         #expect(restarted.node.persistentValues() == phone.node.persistentValues())
         #expect(restarted.node.platform.locked && restarted.node.platform.lockBuffer.samples.count == 2)

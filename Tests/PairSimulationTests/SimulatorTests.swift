@@ -79,8 +79,9 @@ struct SimulatorTests {
 
 extension Simulator {
     /// A run with one of the build's apps (the reference app unless said).
-    init(_ scenario: Scenario, app: String = "reference", seed: UInt64? = nil, duration: EmulatedDuration? = nil) {
-        self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology), seed: seed, duration: duration)
+    init(_ scenario: Scenario, app: String = "reference", seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil) {
+        self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology), seed: seed, duration: duration,
+                  nemesis: nemesis)
     }
 }
 

@@ -1,0 +1,129 @@
+import Foundation
+import PairSimApps
+@testable import PairSimCore
+import PairSimKit
+import Testing
+@testable import PairSimConfig
+@testable import PairSimulation
+
+/// The simulator runs the whole program, crashes included (R: V1–V3).
+@Suite("Simulation with crashes and a nemesis")
+struct CrashSimulationTests {
+    /// A workout stream with a node killed mid-stream: the chaos e2e test's setting, in virtual time.
+    static func stream(_ extra: String) throws -> Scenario {
+        try ScenarioLoader.parse(yaml: """
+            name: stream-with-kills
+            duration: 3h
+            topology:
+              name: t
+              seed: 5
+              nodes:
+                watch: { publish: "ipc://w", control: "ipc://wc", data: "w" }
+                phone: { publish: "ipc://p", control: "ipc://pc", data: "p" }
+              channels:
+                healthkit: { latency: { uniform: [0s, 2s] }, loss: 0.2, duplicate: 0.1, reorder: 0.2 }
+                cloudkit: { latency: { uniform: [0s, 5s] }, exportInterval: 5s, loss: 0.2 }
+              watch:
+                heartRate: { restingInterval: off }
+            timeline:
+              - { at: 1m, watch: "generate-workouts 24 --every 5m --duration 3m --first 5m" }
+            \(extra)
+            """, file: "inline")
+    }
+
+    static func ids(_ store: HealthStore) -> (Set<UUID>, Set<UUID>) {
+        (Set(store.workouts.map(\.uuid)), Set(SampleType.allCases.flatMap { store.samples($0).map(\.uuid) }))
+    }
+
+    @Test("a node killed mid-stream restarts from what it committed; both stores end equal to a run without kills")  // R: V1, S5
+    func killAndRestart() throws {
+        var calm = Simulator(try Self.stream(""))
+        calm.run()
+        var crashed = Simulator(try Self.stream("""
+              - { at: 20m, phone: kill-node }
+              - { at: 26m, phone: restart-node }
+              - { at: 40m, watch: kill-node }
+              - { at: 41m, watch: restart-node }
+              - { at: 70m, phone: kill-node }
+              - { at: 71m, watch: kill-node }
+              - { at: 90m, watch: restart-node }
+              - { at: 95m, phone: restart-node }
+            """))
+        crashed.run()
+        #expect(crashed.failedCommands.isEmpty, "\(crashed.failedCommands)")
+        #expect(crashed.kills == [.watch: 2, .phone: 2] && crashed.down.isEmpty)
+        #expect(crashed.events.filter { $0.name == "node.killed" }.count == 4)
+        #expect(crashed.events.filter { $0.name == "node.started" && $0["restored"] == .bool(true) }.count == 4)
+        #expect(Self.ids(calm.watchStore).0.count == 24)
+        #expect(Self.ids(crashed.watchStore) == Self.ids(calm.watchStore), "the plan survives a watch kill")
+        #expect(Self.ids(crashed.phoneStore) == Self.ids(calm.phoneStore), "nothing lost, nothing twice")
+        let crashedRecords = Set(crashed.phoneRecords.records.map(\.id)), calmRecords = Set(calm.phoneRecords.records.map(\.id))
+        #expect(crashedRecords == calmRecords)
+        let saved = crashed.events.filter { $0.node == .phone && $0.name == "hk.saved" && $0["kind"] == "workout" }.compactMap { $0["uuid"]?.stringValue }
+        #expect(saved.count == Set(saved).count, "no workout saved twice on the phone")
+        // Same scenario and seed, same bytes, crashes included.
+        var again = Simulator(try Self.stream("""
+              - { at: 20m, phone: kill-node }
+              - { at: 26m, phone: restart-node }
+              - { at: 40m, watch: kill-node }
+              - { at: 41m, watch: restart-node }
+              - { at: 70m, phone: kill-node }
+              - { at: 71m, watch: kill-node }
+              - { at: 90m, watch: restart-node }
+              - { at: 95m, phone: restart-node }
+            """))
+        again.run()
+        #expect(again.eventLog == crashed.eventLog)
+    }
+
+    @Test("commands for a node that is down wait for its restart")  // R: V1
+    func postponed() throws {
+        var simulator = Simulator(try ScenarioLoader.parse(yaml: """
+            name: postponed
+            duration: 1h
+            topology: ../../Topologies/instant.yaml
+            timeline:
+              - { at: 1m, watch: kill-node }
+              - { at: 2m, watch: "start-workout running" }
+              - { at: 20m, watch: restart-node }
+              - { at: 40m, watch: finish-workout }
+            """, file: Repository.scenarios + "/inline.yaml"))
+        simulator.run()
+        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        let started = try #require(simulator.events.first { $0.name == "workout.started" })
+        #expect(started.at == .zero + .minutes(20))
+        #expect(simulator.phoneStore.workouts.count == 1)
+    }
+
+    @Test("the nemesis is drawn from the seed, stays in the first 90% of the run, and a correct build passes its invariants")  // R: V2, V3
+    func nemesisInvariants() throws {
+        let week = try ScenarioLoader.load(path: Repository.scenarios + "/week-of-normal-life.yaml")
+        let spec = NemesisSpec(crashes: 8, partitions: 4)
+        let drawn = Nemesis.draw(spec, seed: 3, duration: week.duration)
+        #expect(drawn == Nemesis.draw(spec, seed: 3, duration: week.duration))
+        #expect(drawn != Nemesis.draw(spec, seed: 4, duration: week.duration))
+        #expect(drawn.filter { $0.command == "kill-node" }.count == 8 && drawn.filter { $0.command == "out-of-range" }.count == 4)
+        #expect(drawn.allSatisfy { $0.at <= .zero + .milliseconds(week.duration.milliseconds * 9 / 10) })
+        for seed: UInt64 in [3, 4] {
+            var run = Simulator(week, seed: seed, nemesis: spec), calm = Simulator(week, seed: seed)
+            run.run()
+            calm.run()
+            #expect(run.kills[.watch]! + run.kills[.phone]! == 8)
+            for verdict in Invariants.check(run, calm: calm) { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
+        }
+    }
+
+    @Test("the invariants catch a phone that forgets what it acknowledged")  // R: V3
+    func invariantsCatchLoss() throws {
+        var calm = Simulator(try Self.stream(""))
+        calm.run()
+        var run = Simulator(try Self.stream("""
+              - { at: 30m, phone: kill-node }
+              - { at: 31m, phone: restart-node }
+            """))
+        run.brokenStorage = [.phone] // acknowledges what it never made durable
+        run.run()
+        let failed = Invariants.check(run, calm: calm).filter { !$0.passed }.map(\.label)
+        #expect(failed.contains("invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(failed)")
+    }
+}
