@@ -66,9 +66,11 @@ struct ScenarioEndToEndTests {
         // The lifecycle rules (R: H4, C6, L1, L2), as Apple documents them and as the seeds' options read them.
         ("locked-during-workout", 600), ("locked-wake-while-locked", 600), ("unlock-returns-to-app", 120),
         ("foreground-after-refresh", 120), ("foreground-time-away", 120), ("leaving-the-screen", 120),
+        // kill-node / restart-node: kill -9 and a restart on real processes, the durable image in simulation (R: V1).
+        ("nodes-killed-mid-stream", 600),
     ]
 
-    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2
+    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1
     func agreement(scenario: String, timeScale: Int) throws {
         let file = Self.scenarios + "/\(scenario).yaml"
         let simulated = try Self.topology(["simulate", file])

@@ -41,29 +41,57 @@ public struct ScenarioRunner {
         func ctl(_ node: NodeName, _ command: String, timeout: Int32 = 5_000) throws -> ControlClient.Reply {
             try ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: timeout).send(command, context: context)
         }
-        for node in NodeName.allCases {
+        func launch(_ node: NodeName, fresh: Bool) throws -> ChildProcess {
             var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: clock.epochUnixMilliseconds)
             launch.quiet = true
-            launch.fresh = true
+            launch.fresh = fresh
             launch.parentPID = getpid()
             launch.app = app
-            children.append(try launch.start(binDirectory: binDirectory, phoneBinary: phoneBinary, output: .errorsOnly))
+            let child = try launch.start(binDirectory: binDirectory, phoneBinary: phoneBinary, output: .errorsOnly)
+            children.append(child)
+            return child
         }
-        for (node, child) in zip(NodeName.allCases, children) {
-            do { try child.waitUntilAnswering(control: topology.nodes[node]!.control, context: context) } catch {
+        var processes: [NodeName: ChildProcess] = [:]
+        for node in NodeName.allCases { processes[node] = try launch(node, fresh: true) }
+        for node in NodeName.allCases {
+            do { try processes[node]!.waitUntilAnswering(control: topology.nodes[node]!.control, context: context) } catch {
                 throw RuntimeError("\(error); the scenario did not begin; its log: \(topology.nodes[node]!.data)/events.jsonl")
             }
         }
         progress("pair ready at \(clock.now()) (time scale \(topology.timeScale)×); \(scenario.timeline.count) command(s) over \(scenario.duration)")
         var failed: [String] = []
-        for entry in scenario.timeline {
-            sleepUntil(entry.at, clock)
+        var postponed: [NodeName: [TimelineEntry]] = [.watch: [], .phone: []]
+        func send(_ entry: TimelineEntry) throws {
             let reply = try ctl(entry.node, entry.command, timeout: 30_000)
             progress("\(clock.now()) \(entry.node) \(entry.command) → \(reply.ok ? "ok" : "error: " + reply.text)")
             if !reply.ok { failed.append("\(entry.at) \(entry.node) \(entry.command): \(reply.text)") }
         }
+        for entry in scenario.timeline {
+            sleepUntil(entry.at, clock)
+            switch entry.command {
+            case "kill-node":
+                // kill -9: what the node did not commit is gone; its data directory stays.
+                guard let process = processes[entry.node], process.isRunning else { continue }
+                process.signal(SIGKILL)
+                process.waitUntilExit()
+                processes[entry.node] = nil
+                progress("\(clock.now()) \(entry.node) kill-node → killed (pid \(process.pid))")
+            case "restart-node":
+                guard processes[entry.node] == nil else { continue }
+                let process = try launch(entry.node, fresh: false)
+                try process.waitUntilAnswering(control: topology.nodes[entry.node]!.control, context: context)
+                processes[entry.node] = process
+                progress("\(clock.now()) \(entry.node) restart-node → running again (pid \(process.pid))")
+                for waiting in postponed[entry.node]! { try send(waiting) }
+                postponed[entry.node] = []
+            default:
+                // A device whose process is down takes the command when it is back (as in simulate).
+                if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry) }
+            }
+        }
         sleepUntil(.zero + scenario.duration, clock)
-        for (node, child) in zip(NodeName.allCases, children) {
+        for node in NodeName.allCases {
+            guard let child = processes[node] else { failed.append("\(node)-node was killed and never restarted"); continue }
             if !child.isRunning { failed.append("\(node)-node exited with status \(child.terminationStatus) during the run") }
             else if (try? ctl(node, "shutdown", timeout: 2_000))?.ok != true { child.signal(SIGTERM) }
         }
