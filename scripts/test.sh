@@ -17,6 +17,14 @@ say "building"
 swift build --build-tests
 say "testing"
 swift test --skip-build "$@"
+# The simulator with a nemesis over a few hundred seeds (docs/SCENARIOS.md#the-nemesis-and-the-invariants):
+# kills, restarts and partitions drawn from each seed, invariants checked against the fault-free run.
+if [ $# -eq 0 ]; then
+  say "swarm: nemesis seeds in simulation"
+  bin="$(swift build --show-bin-path)"
+  "$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 300 --nemesis
+  "$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 40 --nemesis
+fi
 # A developer's own package (docs/APPS.md): it builds against this checkout, runs its scenario in
 # its own simulator, and on real processes through topology run --phone-bin. (Skipped when the
 # arguments pick tests.)
