@@ -106,3 +106,47 @@ struct ScenarioEndToEndTests {
         #expect(!html.contains("src=") && !html.contains("<link") && !html.contains("url("), "the page must be self-contained")
     }
 }
+
+@Suite("End to end: topology swarm")
+struct SwarmEndToEndTests {
+    @Test("swarm runs seeds in worker processes; a failing seed is printed with its reproduce command, which replays it", .timeLimit(.minutes(2)))  // R: V4, I1
+    func swarm() throws {
+        let dir = try ResultsEndToEndTests.temporary("swarm")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // One kill per seed, drawn from it: a correct build passes the invariants for every seed.
+        let file = dir + "/one-kill.yaml"
+        try """
+            name: one-kill
+            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
+            duration: 2h
+            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m }
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let junit = dir + "/swarm.xml"
+        let (status, output) = try PairHarness.runTopology(["swarm", file, "--seeds", "12", "--from", "40", "--jobs", "3", "--nemesis", "--junit", junit])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("swarm one-kill --nemesis: 12 seed(s) from 40 in"), "\(output)")
+        #expect(output.contains("3 worker(s)): 0 failed"), "\(output)")
+        try ResultsEndToEndTests.validateJUnit(junit)
+        #expect(try String(contentsOfFile: junit, encoding: .utf8).components(separatedBy: "<testsuite ").count == 13)
+
+        // Without the nemesis the scenario's expectations decide: this one fails for every seed.
+        let failing = dir + "/failing.yaml"
+        try """
+            name: failing
+            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
+            duration: 30m
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+            expect:
+              - { never: "phone hk.saved" }
+            """.write(toFile: failing, atomically: true, encoding: .utf8)
+        let bad = try PairHarness.runTopology(["swarm", failing, "--seeds", "4", "--from", "7"])
+        #expect(bad.status == 1)
+        for seed in 7...10 { #expect(bad.output.contains("reproduce with: topology simulate \(failing) --seed \(seed)\n"), "\(bad.output)") }
+        #expect(bad.output.contains("4 failed"))
+        let replay = try PairHarness.runTopology(["simulate", failing, "--seed", "9"])
+        #expect(replay.status == 1 && replay.output.contains("✘ never phone hk.saved"), "\(replay.output)")
+    }
+}
