@@ -131,11 +131,18 @@ public struct NemesisSpec: Hashable, Sendable {
     public var maxDowntime: EmulatedDuration
     /// Longest partition.
     public var maxPartition: EmulatedDuration
+    /// Windows on one channel of heavy loss, duplication, reordering or a latency spike.
+    public var bursts: Int
+    /// Longest burst.
+    public var maxBurst: EmulatedDuration
 
-    public init(crashes: Int = 6, partitions: Int = 3, maxDowntime: EmulatedDuration = .minutes(30), maxPartition: EmulatedDuration = .hours(2)) {
+    public init(crashes: Int = 6, partitions: Int = 3, maxDowntime: EmulatedDuration = .minutes(30), maxPartition: EmulatedDuration = .hours(2),
+                bursts: Int = 4, maxBurst: EmulatedDuration = .hours(1)) {
         self.crashes = crashes
         self.partitions = partitions
         self.maxDowntime = maxDowntime
         self.maxPartition = maxPartition
+        self.bursts = bursts
+        self.maxBurst = maxBurst
     }
 }

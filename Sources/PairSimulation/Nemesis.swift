@@ -42,4 +42,28 @@ public enum Nemesis {
         }
         return entries.sorted { $0.at < $1.at }
     }
+
+    /// The nemesis's fault bursts and latency spikes, each on one channel: heavy loss,
+    /// duplication or reordering, or every message delayed 10 s to 5 min more. Drawn from the seed
+    /// apart from the kills and partitions (adding bursts does not move them).
+    public static func bursts(_ spec: NemesisSpec, seed: UInt64, duration: EmulatedDuration) -> [(Channel, FaultBurst)] {
+        var random = SplitMix64(seed: seed, label: "nemesis.bursts")
+        let total = Double(duration.milliseconds)
+        var result: [(Channel, FaultBurst)] = []
+        for _ in 0..<spec.bursts {
+            let channel: Channel = random.chance(0.5) ? .healthkit : .cloudkit
+            let start = random.uniform(total * 0.01, total * 0.8)
+            let end = min(start + random.uniform(30_000, Double(spec.maxBurst.milliseconds)), total * 0.9)
+            let from = EmulatedInstant.zero + .milliseconds(Int64(start)), to = EmulatedInstant.zero + .milliseconds(Int64(end))
+            var burst = FaultBurst(from: from, to: to)
+            switch Int(random.uniform(0, 4)) {
+            case 0: burst.loss = random.uniform(0.3, 0.9)
+            case 1: burst.duplicate = random.uniform(0.2, 0.6)
+            case 2: burst.reorder = random.uniform(0.3, 0.8)
+            default: burst.extraLatency = .milliseconds(Int64(random.uniform(10_000, 300_000)))
+            }
+            result.append((channel, burst))
+        }
+        return result
+    }
 }

@@ -47,9 +47,14 @@ public struct Simulator {
         self.scenario = scenario
         var topology = scenario.topology
         if let seed { topology.seed = seed }
+        let length = duration ?? scenario.duration
+        if let nemesis {
+            for (channel, burst) in Nemesis.bursts(nemesis, seed: topology.seed, duration: length) {
+                topology.channels[channel, default: ChannelConfig()].bursts.append(burst)
+            }
+        }
         self.topology = topology
         self.seed = topology.seed
-        let length = duration ?? scenario.duration
         self.duration = length
         watch = WatchModel(topology: topology, boot: "sim")
         self.app = app
@@ -243,7 +248,9 @@ public struct Simulator {
     /// `3 node kills (watch 1, phone 2), 2 partitions` of a run's nemesis.
     public static func nemesisSummary(_ sim: Simulator) -> String {
         let partitions = sim.timeline.filter { $0.byNemesis && $0.entry.command == "out-of-range" }.count
-        return "\(sim.kills[.watch]! + sim.kills[.phone]!) node kill(s) (watch \(sim.kills[.watch]!), phone \(sim.kills[.phone]!)), \(partitions) partition(s)"
+        let bursts = Channel.allCases.reduce(0) { $0 + sim.topology.channel($1).bursts.count }
+        return "\(sim.kills[.watch]! + sim.kills[.phone]!) node kill(s) (watch \(sim.kills[.watch]!), phone \(sim.kills[.phone]!)), "
+            + "\(partitions) partition(s), \(bursts) fault burst(s)"
     }
 
     /// When the oldest message a node still waits to have acknowledged was made.

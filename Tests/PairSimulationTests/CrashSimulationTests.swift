@@ -113,6 +113,23 @@ struct CrashSimulationTests {
         }
     }
 
+    @Test("a fault burst raises loss only inside its window, and everything still arrives; the nemesis draws them from the seed")  // R: V2
+    func burstWindow() throws {
+        var scenario = try Self.stream("")
+        let window = (EmulatedInstant.zero + .minutes(30))..<(EmulatedInstant.zero + .minutes(60))
+        scenario.topology.channels[.healthkit]!.bursts = [FaultBurst(from: window.lowerBound, to: window.upperBound, loss: 0.95)]
+        var simulator = Simulator(scenario)
+        simulator.run()
+        let lost = simulator.events.filter { $0.name == "sync.lost" && $0["channel"] == "healthkit" }
+        let inside = lost.filter { window.contains($0.at) }.count
+        #expect(inside > 3 * (lost.count - inside), "\(inside) of \(lost.count) losses inside the burst")
+        #expect(simulator.phoneStore.workouts.count == 24)
+        let spec = NemesisSpec(bursts: 5)
+        let bursts = Nemesis.bursts(spec, seed: 9, duration: .days(7))
+        #expect(bursts.count == 5 && bursts.map(\.1) == Nemesis.bursts(spec, seed: 9, duration: .days(7)).map(\.1))
+        #expect(bursts.allSatisfy { $0.1.to <= .zero + .milliseconds(EmulatedDuration.days(7).milliseconds * 9 / 10) })
+    }
+
     @Test("the invariants catch a phone that forgets what it acknowledged")  // R: V3
     func invariantsCatchLoss() throws {
         var calm = Simulator(try Self.stream(""))

@@ -62,6 +62,30 @@ public struct PartitionWindow: Hashable, Sendable {
     }
 }
 
+/// A window in which a channel misbehaves more than usual (the nemesis's fault bursts and latency
+/// spikes): inside it, each fault's probability is at least the burst's, and every message waits
+/// `extraLatency` more.
+public struct FaultBurst: Hashable, Sendable {
+    public var from: EmulatedInstant
+    public var to: EmulatedInstant
+    public var loss: Double
+    public var duplicate: Double
+    public var reorder: Double
+    public var extraLatency: EmulatedDuration
+
+    public init(from: EmulatedInstant, to: EmulatedInstant, loss: Double = 0, duplicate: Double = 0, reorder: Double = 0,
+                extraLatency: EmulatedDuration = .zero) {
+        self.from = from
+        self.to = to
+        self.loss = loss
+        self.duplicate = duplicate
+        self.reorder = reorder
+        self.extraLatency = extraLatency
+    }
+
+    public func covers(_ now: EmulatedInstant) -> Bool { now >= from && now < to }
+}
+
 /// One channel's behaviour: latency and the faults the channel model injects on purpose.
 public struct ChannelConfig: Hashable, Sendable {
     public var latency: LatencyModel
@@ -75,6 +99,18 @@ public struct ChannelConfig: Hashable, Sendable {
     /// CloudKit: changes leave in batches this often (nil: each change leaves at once).
     public var exportInterval: EmulatedDuration?
     public var partitions: [PartitionWindow]
+    /// Windows of extra faults or latency (drawn by the nemesis).
+    public var bursts: [FaultBurst] = []
+
+    /// The fault probabilities and extra latency in force at `now`.
+    func loss(at now: EmulatedInstant) -> Double { bursts.isEmpty ? loss : max(loss, bursts.filter { $0.covers(now) }.map(\.loss).max() ?? 0) }
+    func duplicate(at now: EmulatedInstant) -> Double {
+        bursts.isEmpty ? duplicate : max(duplicate, bursts.filter { $0.covers(now) }.map(\.duplicate).max() ?? 0)
+    }
+    func reorder(at now: EmulatedInstant) -> Double { bursts.isEmpty ? reorder : max(reorder, bursts.filter { $0.covers(now) }.map(\.reorder).max() ?? 0) }
+    func extraLatency(at now: EmulatedInstant) -> EmulatedDuration {
+        bursts.isEmpty ? .zero : bursts.filter { $0.covers(now) }.map(\.extraLatency).max() ?? .zero
+    }
 
     public init(latency: LatencyModel = .zero, loss: Double = 0, duplicate: Double = 0, reorder: Double = 0,
                 reorderWindow: EmulatedDuration = .seconds(5), exportInterval: EmulatedDuration? = nil,

@@ -80,9 +80,9 @@ struct OutboundChannel: Sendable {
         nextSeq += 1
         let envelope = Envelope(from: node, stream: stream, seq: seq, sentAt: now, channel: channel, kind: kind, body: body)
         let record = OutboxRecord(seq: seq, kind: kind, frame: WireCodec.encode(envelope), createdAt: now, summary: summary)
-        var latency = config.latency.draw(using: &random)
+        var latency = config.latency.draw(using: &random) + config.extraLatency(at: now)
         var fields: JSONObject = ["seq": .int(Int64(seq)), "kind": .string(kind.rawValue)]
-        if random.chance(config.reorder) {
+        if random.chance(config.reorder(at: now)) {
             let extra = EmulatedDuration.milliseconds(Int64(random.uniform(0, Double(config.reorderWindow.milliseconds))))
             latency += extra
             fields.append("reordered", .bool(true))
@@ -139,14 +139,14 @@ struct OutboundChannel: Sendable {
             counters.retransmits += 1
             actions.append(event(.syncRetransmit, now, ["seq": .int(Int64(seq)), "attempt": .int(Int64(entry.attempts))]))
         }
-        if random.chance(config.loss) {
+        if random.chance(config.loss(at: now)) {
             counters.lost += 1
             actions.append(event(.syncLost, now, ["seq": .int(Int64(seq)), "attempt": .int(Int64(entry.attempts))]))
         } else {
             actions.append(.publish(entry.record.frame))
             counters.sentMessages += 1
             counters.sentBytes += entry.record.frame.payload.count + entry.record.frame.topic.utf8.count
-            if random.chance(config.duplicate) {
+            if random.chance(config.duplicate(at: now)) {
                 let extra = EmulatedDuration.milliseconds(Int64(random.uniform(0, Double(config.reorderWindow.milliseconds))))
                 timers.insert(Timer(at: now + extra, seq: seq, kind: .duplicateCopy))
                 counters.duplicated += 1
