@@ -23,9 +23,9 @@ public enum Invariants {
         return result
     }
 
-    /// The instant by which the nemesis is over (90% of the run): what was made before it must
-    /// have reached the other side by the end.
-    static func horizon(_ sim: Simulator) -> EmulatedInstant { .zero + .milliseconds(sim.duration.milliseconds * 9 / 10) }
+    /// The instant by which the nemesis is over (90% of the scenario's length): what was made
+    /// before it must have reached the other side by the end, after the quiet `Nemesis.settle`.
+    static func horizon(_ sim: Simulator) -> EmulatedInstant { .zero + .milliseconds(sim.scenarioLength.milliseconds * 9 / 10) }
 
     /// What each side made before the horizon and the other side lacks (and did not delete).
     static func converged(_ sim: Simulator) -> [String] {
@@ -35,7 +35,15 @@ public enum Invariants {
             ("phone → watch", sim.phoneStore, sim.phoneRecords, sim.watchStore, sim.watch.records, .phoneApp),
         ]
         for (direction, fromStore, fromRecords, toStore, toRecords, source) in pairs {
-            let own = stores(fromStore, fromRecords, source: source, horizon: horizon(sim)), there = stores(toStore, toRecords)
+            let own = stores(fromStore, fromRecords, source: source, horizon: horizon(sim))
+            var there = stores(toStore, toRecords)
+            if direction == "watch → phone" {
+                // Arrived at the phone, waiting for unlock or for the app to run: not lost.
+                let (held, container) = sim.phoneWaiting
+                there.workouts.formUnion(held.workouts.map(\.uuid))
+                there.samples.formUnion(held.samples.map(\.uuid))
+                there.records.formUnion(container.saved.map(\.id) + container.deleted)
+            }
             let workouts = own.workouts.filter { !there.workouts.contains($0) && !toStore.isDeleted($0) }
             let samples = own.samples.filter { !there.samples.contains($0) && !toStore.isDeleted($0) }
             let records = own.records.filter { !there.records.contains($0) && !toRecords.isDeleted($0) }

@@ -6,6 +6,12 @@ import PairSimCore
 /// in the first 80% of the run and is over by 90%, so a correct pair has time to converge; the
 /// same seed always draws the same faults.
 public enum Nemesis {
+    /// Quiet time added after the scenario's end in runs with the nemesis (and their fault-free
+    /// twins), so that what a fault delayed lands before the invariants are checked: longer than
+    /// the default retransmission backoff (1 min) plus CloudKit's p99 latency (2 min) plus the
+    /// largest latency spike (5 min).
+    public static let settle = EmulatedDuration.minutes(15)
+
     public static func draw(_ spec: NemesisSpec, seed: UInt64, duration: EmulatedDuration) -> [TimelineEntry] {
         var random = SplitMix64(seed: seed, label: "nemesis")
         let total = Double(duration.milliseconds)

@@ -33,6 +33,10 @@ public struct Simulator {
     public private(set) var down: Set<NodeName> = []
     /// Process kills so far, per node.
     public private(set) var kills: [NodeName: Int] = [.watch: 0, .phone: 0]
+    /// True when a nemesis plays along.
+    public let hasNemesis: Bool
+    /// Timeline commands refused during a run with the nemesis (notes, not failures).
+    public private(set) var refusedUnderNemesis: [String] = []
     /// Nodes whose storage keeps nothing (a broken build's durability): for showing that the
     /// invariants catch it. Tests set it; nothing else does.
     var brokenStorage: Set<NodeName> = []
@@ -41,13 +45,20 @@ public struct Simulator {
     /// Timeline commands for a node that was down when they came due, run when it is back.
     var postponed: [NodeName: [(entry: TimelineEntry, byNemesis: Bool)]] = [.watch: [], .phone: []]
 
+    /// The scenario's length (`duration` adds `Nemesis.settle` when `settled`).
+    public let scenarioLength: EmulatedDuration
+
     /// Prepares a run of `app`; `seed` and `duration` override the scenario's; with `nemesis`, node
-    /// kills and partitions drawn from the seed join the timeline.
-    public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil) {
+    /// kills, partitions and fault bursts drawn from the seed join the run. `settled` (implied by
+    /// `nemesis`; set it for the fault-free twin) adds `Nemesis.settle` of quiet time at the end.
+    public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil,
+                settled: Bool = false) {
         self.scenario = scenario
         var topology = scenario.topology
         if let seed { topology.seed = seed }
         let length = duration ?? scenario.duration
+        scenarioLength = length
+        hasNemesis = nemesis != nil
         if let nemesis {
             for (channel, burst) in Nemesis.bursts(nemesis, seed: topology.seed, duration: length) {
                 topology.channels[channel, default: ChannelConfig()].bursts.append(burst)
@@ -55,7 +66,7 @@ public struct Simulator {
         }
         self.topology = topology
         self.seed = topology.seed
-        self.duration = length
+        self.duration = nemesis != nil || settled ? length + Nemesis.settle : length
         watch = WatchModel(topology: topology, boot: "sim")
         self.app = app
         phone = PhoneNode(topology: topology, boot: "sim", app: app)
@@ -140,8 +151,13 @@ public struct Simulator {
         case .watch: result = watch.handleLogged(commandText: entry.command, now: now)
         case .phone: result = phone.handleLogged(commandText: entry.command, now: now)
         }
-        // The nemesis's own partitions may meet the scenario's: its refusals are logged, not failures.
-        if !result.ok, !item.byNemesis { failedCommands.append("\(entry.at) \(entry.node) \(entry.command): \(result.reply)") }
+        // Under the nemesis a refusal is a note, not a failure: faults move what a command finds
+        // (`delete-workout latest` before the workout arrived), and its own partitions may meet
+        // the scenario's. The invariants judge the run.
+        if !result.ok {
+            let line = "\(entry.at) \(entry.node) \(entry.command): \(result.reply)"
+            if hasNemesis { refusedUnderNemesis.append(line) } else { failedCommands.append(line) }
+        }
         perform(result.actions, from: entry.node)
     }
 
@@ -251,12 +267,17 @@ public struct Simulator {
         let bursts = Channel.allCases.reduce(0) { $0 + sim.topology.channel($1).bursts.count }
         return "\(sim.kills[.watch]! + sim.kills[.phone]!) node kill(s) (watch \(sim.kills[.watch]!), phone \(sim.kills[.phone]!)), "
             + "\(partitions) partition(s), \(bursts) fault burst(s)"
+            + (sim.refusedUnderNemesis.isEmpty ? "" : "; \(sim.refusedUnderNemesis.count) timeline command(s) refused under it (first: \(sim.refusedUnderNemesis[0]))")
     }
 
     /// When the oldest message a node still waits to have acknowledged was made.
     public func oldestPending(_ node: NodeName) -> EmulatedInstant? {
         Channel.allCases.compactMap { node == .watch ? watch.sync.oldestPending($0) : phone.platform.sync.oldestPending($0) }.min()
     }
+
+    /// What reached the phone but waits there: objects held while locked, records in the
+    /// CloudKit container until the app runs.
+    public var phoneWaiting: (held: HealthObjectsBatch, container: RecordsBatch) { (phone.platform.lockBuffer, phone.platform.container) }
 
     /// The phone's app state at the end.
     public var phoneAppState: String { phone.platform.app.rawValue }

@@ -105,7 +105,8 @@ struct CrashSimulationTests {
         #expect(drawn.filter { $0.command == "kill-node" }.count == 8 && drawn.filter { $0.command == "out-of-range" }.count == 4)
         #expect(drawn.allSatisfy { $0.at <= .zero + .milliseconds(week.duration.milliseconds * 9 / 10) })
         for seed: UInt64 in [3, 4] {
-            var run = Simulator(week, seed: seed, nemesis: spec), calm = Simulator(week, seed: seed)
+            var run = Simulator(week, seed: seed, nemesis: spec), calm = Simulator(week, seed: seed, settled: true)
+            #expect(run.duration == week.duration + Nemesis.settle && calm.duration == run.duration)
             run.run()
             calm.run()
             #expect(run.kills[.watch]! + run.kills[.phone]! == 8)

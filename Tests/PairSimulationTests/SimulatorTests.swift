@@ -79,9 +79,10 @@ struct SimulatorTests {
 
 extension Simulator {
     /// A run with one of the build's apps (the reference app unless said).
-    init(_ scenario: Scenario, app: String = "reference", seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil) {
+    init(_ scenario: Scenario, app: String = "reference", seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil,
+         settled: Bool = false) {
         self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology), seed: seed, duration: duration,
-                  nemesis: nemesis)
+                  nemesis: nemesis, settled: settled)
     }
 }
 

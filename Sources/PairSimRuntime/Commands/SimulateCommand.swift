@@ -67,7 +67,7 @@ public struct SimulateCommand: ParsableCommand {
         if events { simulator.events.forEach { print("\($0.node) │ \($0.humanLine)") } }
         var verdicts = ExpectationChecker.check(scenario.expectations, events: simulator.events)
         if nemesis {
-            var calm = Simulator(scenario: scenario, app: registration, seed: seed, duration: length)
+            var calm = Simulator(scenario: scenario, app: registration, seed: seed, duration: length, settled: true)
             calm.run()
             verdicts = Invariants.check(simulator, calm: calm)
             print("nemesis: \(Simulator.nemesisSummary(simulator)); the scenario's expectations are not checked under it (faults change timing on purpose)")

@@ -72,7 +72,7 @@ public struct SwarmCommand: ParsableCommand {
         run.run()
         var verdicts = ExpectationChecker.check(scenario.expectations, events: run.events)
         if nemesis {
-            var calm = Simulator(scenario: scenario, app: app, seed: seed)
+            var calm = Simulator(scenario: scenario, app: app, seed: seed, settled: true)
             calm.run()
             verdicts = Invariants.check(run, calm: calm)
         }
