@@ -43,8 +43,10 @@ struct PhoneEndToEndTests {
         #expect(try pair.must(.phone, "status").contains("hrv immediate STOPPED misses 3"))
     }
 
-    @Test("HRV from the watch: one refresh and tab reloads; a second write 20 s later is throttled", .timeLimit(.minutes(1)))  // R: C1, C2, C3, C7
-    func refreshThenThrottle() throws {
+    // The throttle window (a second write 20 s later) is timing: PhoneTimingSimulationTests checks it
+    // in virtual time. Here, what only processes show: the sample crosses the sockets and reloads the tabs.
+    @Test("HRV from the watch reaches the phone's observer: a refresh and tab reloads", .timeLimit(.minutes(1)))  // R: C1, C2, C3
+    func refreshFromTheWatch() throws {
         let pair = try PairHarness("e2e-refresh")
         defer { pair.stopAll() }
         try pair.up()
@@ -54,14 +56,9 @@ struct PhoneEndToEndTests {
         try pair.waitFor(.phone, count: 3, "three tab loads") { $0.name == "tab.loaded" && $0.at >= refresh[0].at }
         let today = pair.events(.phone).last { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "today" }
         #expect(today?["hrv"]?.doubleValue == 49)
-        usleep(333_000) // 20 s emulated
-        try pair.must(.watch, "write-sample hrv 52")
-        let throttled = try pair.waitFor(.phone, "the throttled second write") { $0.name == "coordinator.throttled" && $0.at > refresh[0].at }
-        #expect(throttled[0]["source"]?.stringValue == "observer")
-        #expect(pair.events(.phone).filter { $0.name == "coordinator.refresh" }.count == 1)
     }
 
-    @Test("a finished workout: exactly one notification, and the detail shows its chart", .timeLimit(.minutes(1)))  // R: D2, D6, W1
+    @Test("a finished workout: its notification, and the detail shows its chart", .timeLimit(.minutes(1)))  // R: D2, D6, W1
     func notificationAndDetail() throws {
         let pair = try PairHarness("e2e-notify")
         defer { pair.stopAll() }
@@ -74,8 +71,7 @@ struct PhoneEndToEndTests {
         let detail = try pair.must(.phone, "open-workout latest")
         #expect(detail.contains("heart rate: average"))
         #expect(detail.contains("┤"))
-        sleep(1)
-        #expect(pair.events(.phone).filter { $0.name == "notification.posted" }.count == 1)
+        // "Exactly one, however long after" is checked in virtual time (PhoneTimingSimulationTests).
     }
 
     @Test("deleting one record on the phone removes it and its workout on both sides; its siblings stay", .timeLimit(.minutes(1)))  // R: D5, S2
