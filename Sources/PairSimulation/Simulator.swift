@@ -27,8 +27,8 @@ public struct Simulator {
     public let timeline: [(entry: TimelineEntry, byNemesis: Bool)]
     /// What each node has committed: a kill leaves exactly this (R: V1).
     public private(set) var images: [NodeName: DurableImage] = [.watch: DurableImage(), .phone: DurableImage()]
-    /// Each node's small values as last committed, to commit only what changed (as the node loop).
-    var committed: [NodeName: [String: JSON]] = [.watch: [:], .phone: [:]]
+    /// Boot and turn handling shared with the node loop, per node.
+    var turns: [NodeName: NodeTurns] = [.watch: NodeTurns(), .phone: NodeTurns()]
     /// Nodes whose process is killed and not yet restarted.
     public private(set) var down: Set<NodeName> = []
     /// Process kills so far, per node.
@@ -77,8 +77,8 @@ public struct Simulator {
 
     /// Runs to the end; `progress` is called now and then with the emulated time reached.
     public mutating func run(progress: ((EmulatedInstant) -> Void)? = nil) {
-        perform(watch.start(now: now), from: .watch)
-        perform(phone.start(now: now), from: .phone)
+        boot(.watch, from: images[.watch]!.load())
+        boot(.phone, from: images[.phone]!.load())
         let end = EmulatedInstant.zero + duration
         var lastProgress = EmulatedInstant.zero
         var stalled = 0
@@ -177,24 +177,11 @@ public struct Simulator {
     mutating func restart(_ node: NodeName) {
         guard down.contains(node) else { return }
         down.remove(node)
-        let boot = "sim.\(kills[node]! + 1)"
-        let state = images[node]!.load()
-        committed[node] = state.values
-        do {
-            switch node {
-            case .watch:
-                watch = WatchModel(topology: topology, boot: boot)
-                try watch.restore(state, now: now)
-                perform(watch.start(now: now), from: .watch)
-            case .phone:
-                phone = PhoneNode(topology: topology, boot: boot, app: app)
-                try phone.restore(state, now: now)
-                perform(phone.start(now: now), from: .phone)
-            }
-        } catch {
-            failedCommands.append("\(now) \(node) could not restore what it committed: \(error)")
-            return
+        switch node {
+        case .watch: watch = WatchModel(topology: topology, boot: "sim.\(kills[node]! + 1)")
+        case .phone: phone = PhoneNode(topology: topology, boot: "sim.\(kills[node]! + 1)", app: app)
         }
+        guard boot(node, from: images[node]!.load()) else { return }
         if !down.contains(node.peer) {
             perform(node == .watch ? watch.peerConnected(now: now) : phone.peerConnected(now: now), from: node)
             perform(node == .watch ? phone.peerConnected(now: now) : watch.peerConnected(now: now), from: node.peer)
@@ -207,23 +194,37 @@ public struct Simulator {
         }
     }
 
+    /// Restores `node` from `state` and starts it, through the same code as a node process.
+    @discardableResult
+    mutating func boot(_ node: NodeName, from state: PersistedState) -> Bool {
+        var turns = NodeTurns()
+        let actions: [NodeAction]
+        do {
+            switch node {
+            case .watch: actions = try turns.boot(&watch, from: state, now: now)
+            case .phone: actions = try turns.boot(&phone, from: state, now: now)
+            }
+        } catch {
+            failedCommands.append("\(now) \(node) could not restore what it committed: \(error)")
+            return false
+        }
+        self.turns[node] = turns
+        perform(actions, from: node)
+        return true
+    }
+
     /// Performs a turn's actions: persist (committed to the node's image, as the node loop
     /// commits to SQLite; the small values at a kill, see `commitValues`), then publish and emit.
     mutating func perform(_ actions: [NodeAction], from node: NodeName) {
-        var operations: [PersistOp] = []
-        for action in actions {
-            switch action {
-            case .emit(let event):
-                events.append(event)
-                if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
-            case .publish(let frame): deliveries.append((node.peer, [Array(frame.topic.utf8), frame.payload]))
-            case .persist(let op): operations.append(op)
-            }
-        }
         guard !actions.isEmpty else { return }
+        let turn = turns[node]!.turn(actions, values: nil)
+        if !turn.operations.isEmpty, !brokenStorage.contains(node) { images[node]!.commit(turn.operations, values: [:]) }
+        for frame in turn.frames { deliveries.append((node.peer, [Array(frame.topic.utf8), frame.payload])) }
+        for event in turn.events {
+            events.append(event)
+            if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
+        }
         maxPending[node] = max(maxPending[node]!, pending(node))
-        guard !operations.isEmpty, !brokenStorage.contains(node) else { return }
-        images[node]!.commit(operations, values: [:])
     }
 
     /// The small values as the node loop would have committed them after the last turn. Kills
@@ -232,11 +233,8 @@ public struct Simulator {
     /// few tens of milliseconds (building them every turn made it 2.5× slower).
     mutating func commitValues(_ node: NodeName) {
         guard !brokenStorage.contains(node) else { return }
-        let values = node == .watch ? watch.persistentValues() : phone.persistentValues()
-        var changed: [String: JSON] = [:]
-        for (key, value) in values where committed[node]![key] != value { changed[key] = value }
+        let changed = turns[node]!.changed(node == .watch ? watch.persistentValues() : phone.persistentValues())
         images[node]!.commit([], values: changed)
-        committed[node]!.merge(changed) { $1 }
     }
 
     mutating func drainDeliveries() {

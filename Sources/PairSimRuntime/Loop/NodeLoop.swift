@@ -21,8 +21,8 @@ final class NodeLoop {
     let subscriber: Socket
     let control: Socket
     var stopping = false
-    /// Values as last persisted, to write only what changed.
-    var persistedValues: [String: JSON] = [:]
+    /// Boot and turn handling shared with the simulator.
+    var turns = NodeTurns()
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
     let receiveBatch = 2_048
 
@@ -72,11 +72,10 @@ final class NodeLoop {
     /// Runs until stopped; returns normally on a graceful stop.
     func run() throws {
         let state = try storage.load()
-        persistedValues = state.values
-        do { try model.restore(state, now: options.clock.now()) } catch {
+        var actions: [NodeAction]
+        do { actions = try turns.boot(&model, from: state, now: options.clock.now()) } catch {
             throw RuntimeError("cannot restore \(options.node) state from \(options.endpoints.data): \(error)")
         }
-        var actions = model.start(now: options.clock.now())
         actions.append(.emit(Event(at: options.clock.now(), node: options.node, .nodeReady, fields: [
             "publish": .string(options.endpoints.publish), "control": .string(options.endpoints.control),
             "peer": .string(options.peerEndpoints.publish),
@@ -199,21 +198,13 @@ final class NodeLoop {
     /// publish, then emit. `worked` says the model may have changed state.
     func perform(_ actions: [NodeAction], worked: Bool) throws {
         guard worked else { return }
-        var operations: [PersistOp] = []
-        for case .persist(let op) in actions { operations.append(op) }
-        var changed: [String: JSON] = [:]
-        for (key, value) in model.persistentValues() where persistedValues[key] != value {
-            changed[key] = value
-        }
-        if !operations.isEmpty || !changed.isEmpty {
-            try storage.commit(operations, values: changed)
-            persistedValues.merge(changed) { $1 }
-        }
-        for case .publish(let frame) in actions {
+        let turn = turns.turn(actions, values: model.persistentValues())
+        if turn.needsCommit { try storage.commit(turn.operations, values: turn.values) }
+        for frame in turn.frames {
             // A full PUB queue drops silently; the outbox retransmits until acknowledged.
             _ = try publisher.send(multipart: [Array(frame.topic.utf8), frame.payload], dontWait: true)
         }
-        for case .emit(let event) in actions { sink.write(event) }
+        for event in turn.events { sink.write(event) }
         sink.flush()
     }
 

@@ -1,0 +1,55 @@
+/// The part of a driver that both drivers share — the node loop on real sockets and SQLite, and the
+/// simulator on in-memory channels and a durable image (R: V1): how a node comes up from what it
+/// committed, and what a turn's actions become, in the one order every driver keeps: persist (one
+/// commit of the operations and the changed small values), then publish, then emit.
+public struct NodeTurns: Sendable {
+    /// The small values as last committed: a turn commits only those that changed.
+    public private(set) var committed: [String: JSON] = [:]
+
+    public init() {}
+
+    /// One turn's actions, split in the order they must be carried out.
+    public struct Turn: Sendable {
+        /// Made durable first, in one commit (nothing of the turn leaves before it is durable).
+        public var operations: [PersistOp] = []
+        public var values: [String: JSON] = [:]
+        /// Then sent, in order.
+        public var frames: [WireFrame] = []
+        /// Then logged, in order.
+        public var events: [Event] = []
+
+        public var needsCommit: Bool { !operations.isEmpty || !values.isEmpty }
+    }
+
+    /// Restores `model` from what was committed and starts it: a first start and a restart after a
+    /// kill run this same code. Returns the start's actions.
+    public mutating func boot<Model: NodeModel>(_ model: inout Model, from state: PersistedState,
+                                                now: EmulatedInstant) throws(DecodeError) -> [NodeAction] {
+        committed = state.values
+        try model.restore(state, now: now)
+        return model.start(now: now)
+    }
+
+    /// Splits `actions`; `values` are the model's small values after the turn (nil: commit none
+    /// now — the simulator takes them when a node is killed, see `Simulator.commitValues`).
+    public mutating func turn(_ actions: [NodeAction], values: [String: JSON]?) -> Turn {
+        var turn = Turn()
+        for action in actions {
+            switch action {
+            case .persist(let op): turn.operations.append(op)
+            case .publish(let frame): turn.frames.append(frame)
+            case .emit(let event): turn.events.append(event)
+            }
+        }
+        if let values { turn.values = changed(values) }
+        return turn
+    }
+
+    /// The values that differ from the last commit, now counted as committed.
+    public mutating func changed(_ values: [String: JSON]) -> [String: JSON] {
+        var changed: [String: JSON] = [:]
+        for (key, value) in values where committed[key] != value { changed[key] = value }
+        committed.merge(changed) { $1 }
+        return changed
+    }
+}
