@@ -7,6 +7,14 @@ import PairSimCore
 // they are stored packed, many per row (`SampleCodec`), which is what makes a million samples a
 // second durable.
 
+/// A GRDB record whose snake_case columns hold its camelCase properties.
+protocol SnakeCaseRecord: Codable, FetchableRecord, PersistableRecord {}
+
+extension SnakeCaseRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+}
+
 /// The columns of a workout, wherever it is kept.
 protocol WorkoutColumns {
     var uuid: String { get }
@@ -27,10 +35,8 @@ extension WorkoutColumns {
 }
 
 /// A workout in the HealthKit store (`workouts`), with the store anchor it was saved at.
-struct WorkoutRow: Codable, FetchableRecord, PersistableRecord, WorkoutColumns {
+struct WorkoutRow: SnakeCaseRecord, WorkoutColumns {
     static let databaseTableName = "workouts"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var uuid: String
     var anchor: Int64
     var activity: String
@@ -47,10 +53,8 @@ struct WorkoutRow: Codable, FetchableRecord, PersistableRecord, WorkoutColumns {
 }
 
 /// A workout that reached a locked phone (`held_workouts`), in arrival order.
-struct HeldWorkoutRow: Codable, FetchableRecord, PersistableRecord, WorkoutColumns {
+struct HeldWorkoutRow: SnakeCaseRecord, WorkoutColumns {
     static let databaseTableName = "held_workouts"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var seq: Int64?
     var uuid: String
     var activity: String
@@ -91,10 +95,8 @@ extension RecordColumns {
 }
 
 /// An exercise record in the app's store (`records`).
-struct RecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
+struct RecordRow: SnakeCaseRecord, RecordColumns {
     static let databaseTableName = "records"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var id: String
     var exercise: String
     var startMs: Int64
@@ -111,11 +113,9 @@ struct RecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
 
 /// A saved record queued on its way: waiting in the phone's CloudKit container until the app runs
 /// (`container`), or waiting for the next export batch (`export`); in arrival order.
-struct QueuedRecordRow: Codable, FetchableRecord, PersistableRecord, RecordColumns {
+struct QueuedRecordRow: SnakeCaseRecord, RecordColumns {
     enum Queue: String, Codable { case container, export }
     static let databaseTableName = "queued_records"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var seq: Int64?
     var queue: Queue
     var id: String
@@ -134,10 +134,8 @@ struct QueuedRecordRow: Codable, FetchableRecord, PersistableRecord, RecordColum
 
 /// A message kept until its receiver acknowledges it (`outbox`): the frame as sent, and the counts
 /// events about it show (`workouts=1 samples=360`).
-struct OutboxRow: Codable, FetchableRecord, PersistableRecord {
+struct OutboxRow: SnakeCaseRecord {
     static let databaseTableName = "outbox"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var channel: String
     var seq: Int64
     var kind: String
