@@ -31,6 +31,18 @@ struct CrashSimulationTests {
             """, file: "inline")
     }
 
+    /// Both nodes killed twice, once at nearly the same time.
+    static let kills = """
+          - { at: 20m, phone: kill-node }
+          - { at: 26m, phone: restart-node }
+          - { at: 40m, watch: kill-node }
+          - { at: 41m, watch: restart-node }
+          - { at: 70m, phone: kill-node }
+          - { at: 71m, watch: kill-node }
+          - { at: 90m, watch: restart-node }
+          - { at: 95m, phone: restart-node }
+        """
+
     static func ids(_ store: HealthStore) -> (Set<UUID>, Set<UUID>) {
         (Set(store.workouts.map(\.uuid)), Set(SampleType.allCases.flatMap { store.samples($0).map(\.uuid) }))
     }
@@ -39,16 +51,7 @@ struct CrashSimulationTests {
     func killAndRestart() throws {
         var calm = Simulator(try Self.stream(""))
         calm.run()
-        var crashed = Simulator(try Self.stream("""
-              - { at: 20m, phone: kill-node }
-              - { at: 26m, phone: restart-node }
-              - { at: 40m, watch: kill-node }
-              - { at: 41m, watch: restart-node }
-              - { at: 70m, phone: kill-node }
-              - { at: 71m, watch: kill-node }
-              - { at: 90m, watch: restart-node }
-              - { at: 95m, phone: restart-node }
-            """))
+        var crashed = Simulator(try Self.stream(Self.kills))
         crashed.run()
         #expect(crashed.failedCommands.isEmpty, "\(crashed.failedCommands)")
         #expect(crashed.kills == [.watch: 2, .phone: 2] && crashed.down.isEmpty)
@@ -62,16 +65,7 @@ struct CrashSimulationTests {
         let saved = crashed.events.filter { $0.node == .phone && $0.name == "hk.saved" && $0["kind"] == "workout" }.compactMap { $0["uuid"]?.stringValue }
         #expect(saved.count == Set(saved).count, "no workout saved twice on the phone")
         // Same scenario and seed, same bytes, crashes included.
-        var again = Simulator(try Self.stream("""
-              - { at: 20m, phone: kill-node }
-              - { at: 26m, phone: restart-node }
-              - { at: 40m, watch: kill-node }
-              - { at: 41m, watch: restart-node }
-              - { at: 70m, phone: kill-node }
-              - { at: 71m, watch: kill-node }
-              - { at: 90m, watch: restart-node }
-              - { at: 95m, phone: restart-node }
-            """))
+        var again = Simulator(try Self.stream(Self.kills))
         again.run()
         #expect(again.eventLog == crashed.eventLog)
     }
