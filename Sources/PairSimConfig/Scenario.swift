@@ -115,6 +115,8 @@ public struct Scenario: Sendable {
     /// The scenario's `nemesis:` (faults drawn from the seed), used by `simulate --nemesis` and
     /// `swarm --nemesis`; nil: the defaults.
     public var nemesis: NemesisSpec? = nil
+    /// The nemesis `--nemesis` plays: the scenario's, else the defaults.
+    public var nemesisOrDefault: NemesisSpec { nemesis ?? NemesisSpec() }
 
     /// Commands the driver runs on a node's process rather than the node itself: a process kill
     /// (kill -9; what was not committed is lost) and its restart from what was.

@@ -121,3 +121,14 @@ public enum Invariants {
         return verdicts
     }
 }
+
+extension Simulator {
+    /// A finished run's verdicts: the scenario's expectations, or — with the nemesis — the
+    /// invariants against its fault-free twin (same scenario, app, seed and length), run here.
+    public func verdicts() -> [Verdict] {
+        guard hasNemesis else { return ExpectationChecker.check(scenario.expectations, events: events) }
+        var calm = Simulator(scenario: scenario, app: app, seed: seed, duration: scenarioLength, settled: true)
+        calm.run()
+        return Invariants.check(self, calm: calm)
+    }
+}

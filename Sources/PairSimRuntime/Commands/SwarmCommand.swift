@@ -68,14 +68,9 @@ public struct SwarmCommand: ParsableCommand {
     /// One seed: its verdicts as a JSON line.
     static func runSeed(_ scenario: Scenario, _ app: AppRegistration, seed: UInt64, nemesis: Bool) -> JSON {
         let started = ContinuousClock.now
-        var run = Simulator(scenario: scenario, app: app, seed: seed, nemesis: nemesis ? scenario.nemesis ?? NemesisSpec() : nil)
+        var run = Simulator(scenario: scenario, app: app, seed: seed, nemesis: nemesis ? scenario.nemesisOrDefault : nil)
         run.run()
-        var verdicts = ExpectationChecker.check(scenario.expectations, events: run.events)
-        if nemesis {
-            var calm = Simulator(scenario: scenario, app: app, seed: seed, settled: true)
-            calm.run()
-            verdicts = Invariants.check(run, calm: calm)
-        }
+        let verdicts = run.verdicts()
         let elapsed = ContinuousClock.now - started
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let verdictsJSON: [JSON] = verdicts.map { verdict -> JSON in
