@@ -117,10 +117,20 @@ public struct Scenario: Sendable {
     public var nemesis: NemesisSpec? = nil
     /// The nemesis `--nemesis` plays: the scenario's, else the defaults.
     public var nemesisOrDefault: NemesisSpec { nemesis ?? NemesisSpec() }
+}
 
-    /// Commands the driver runs on a node's process rather than the node itself: a process kill
-    /// (kill -9; what was not committed is lost) and its restart from what was.
-    public static let driverCommands = ["kill-node", "restart-node"]
+/// Commands the driver runs on a node's process rather than the node itself: a process kill
+/// (kill -9; what was not committed is lost) and its restart from what was.
+public enum DriverCommand: String, CaseIterable, Sendable {
+    case killNode = "kill-node"
+    case restartNode = "restart-node"
+}
+
+extension TimelineEntry {
+    /// The driver command this entry is, or nil for a command the node itself runs.
+    public var driverCommand: DriverCommand? {
+        (try? ParsedCommand(parsing: command)).flatMap { DriverCommand(rawValue: $0.verb) }
+    }
 }
 
 /// How much havoc a nemesis wreaks over a run (docs/SCENARIOS.md#nemesis).

@@ -143,7 +143,7 @@ public enum ScenarioLoader {
     static func validate(_ command: String, node: NodeName, _ reader: YAMLReader, appCommands: [CommandSpec]) throws(ConfigError) {
         let parsed: ParsedCommand
         do { parsed = try ParsedCommand(parsing: command) } catch { throw reader.error(error.message) }
-        if Scenario.driverCommands.contains(parsed.verb) {
+        if DriverCommand(rawValue: parsed.verb) != nil {
             guard parsed.arguments.isEmpty, parsed.options.isEmpty else { throw reader.error("\(parsed.verb) takes no arguments") }
             return
         }

@@ -30,8 +30,8 @@ public enum Nemesis {
                 let end = min(start + random.uniform(1_000, Double(spec.maxDowntime.milliseconds)), over)
                 guard free(busy[node]!, start - 1_000, end + 1_000) else { continue }
                 busy[node]!.append((start, end))
-                entries.append(TimelineEntry(at: at(start), node: node, command: "kill-node"))
-                entries.append(TimelineEntry(at: at(end), node: node, command: "restart-node"))
+                entries.append(TimelineEntry(at: at(start), node: node, command: DriverCommand.killNode.rawValue))
+                entries.append(TimelineEntry(at: at(end), node: node, command: DriverCommand.restartNode.rawValue))
                 break
             }
         }

@@ -136,10 +136,10 @@ public struct Simulator {
 
     mutating func runCommand(_ item: (entry: TimelineEntry, byNemesis: Bool)) {
         let entry = item.entry
-        switch entry.command {
-        case "kill-node": kill(entry.node); return
-        case "restart-node": restart(entry.node); return
-        default: break
+        switch entry.driverCommand {
+        case .killNode: kill(entry.node); return
+        case .restartNode: restart(entry.node); return
+        case nil: break
         }
         // A device whose process is down takes the command when it is back.
         if down.contains(entry.node) {

@@ -68,15 +68,15 @@ public struct ScenarioRunner {
         }
         for entry in scenario.timeline {
             sleepUntil(entry.at, clock)
-            switch entry.command {
-            case "kill-node":
+            switch entry.driverCommand {
+            case .killNode:
                 // kill -9: what the node did not commit is gone; its data directory stays.
                 guard let process = processes[entry.node], process.isRunning else { continue }
                 process.signal(SIGKILL)
                 process.waitUntilExit()
                 processes[entry.node] = nil
                 progress("\(clock.now()) \(entry.node) kill-node → killed (pid \(process.pid))")
-            case "restart-node":
+            case .restartNode:
                 guard processes[entry.node] == nil else { continue }
                 let process = try launch(entry.node, fresh: false)
                 try process.waitUntilAnswering(control: topology.nodes[entry.node]!.control, context: context)
@@ -84,7 +84,7 @@ public struct ScenarioRunner {
                 progress("\(clock.now()) \(entry.node) restart-node → running again (pid \(process.pid))")
                 for waiting in postponed[entry.node]! { try send(waiting) }
                 postponed[entry.node] = []
-            default:
+            case nil:
                 // A device whose process is down takes the command when it is back (as in simulate).
                 if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry) }
             }
