@@ -28,7 +28,7 @@ extension SyncEngine {
                 let wireError = WireError(.badBody, error.description)
                 return (.rejected(wireError), [reject(wireError, topic: envelope.topic, bytes: frameBytes, now: now)])
             }
-            return (.hello, [])
+            return (.hello, peerAppeared(now: now))
         case .ack:
             return handleAck(envelope, bytes: frameBytes, now: now)
         case .objects, .records:

@@ -9,7 +9,7 @@ public struct SyncEngine: Sendable {
         case duplicate
         /// An acknowledgement, handled here.
         case ack
-        /// The peer announced itself.
+        /// The peer announced itself; everything unacknowledged goes again (the actions returned).
         case hello
         /// Refused; a `wire.rejected` event says why.
         case rejected(WireError)
@@ -92,6 +92,12 @@ public struct SyncEngine: Sendable {
         var actions: [NodeAction] = []
         for channel in Channel.allCases { actions += outbound[channel]!.retransmitAll(now: now) }
         return actions
+    }
+
+    /// The peer subscribed to this node's publications: say hello, and send again everything
+    /// unacknowledged (docs/PROTOCOL.md, peer appearance).
+    public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
+        [.publish(helloFrame(now: now))] + peerAppeared(now: now)
     }
 
     /// A `hello` frame announcing this node.

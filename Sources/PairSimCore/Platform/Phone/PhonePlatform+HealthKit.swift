@@ -3,14 +3,8 @@
 extension PhonePlatform {
     public mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> [NodeAction] {
         let (inbound, actions) = sync.receive(frames: frames, now: now)
-        switch inbound {
-        case .data(let envelope):
-            return actions + apply(envelope, bytes: frames[1].count, now: now)
-        case .hello:
-            return actions + sync.peerAppeared(now: now)
-        case .duplicate, .ack, .rejected:
-            return actions
-        }
+        guard case .data(let envelope) = inbound else { return actions }
+        return actions + apply(envelope, bytes: frames[1].count, now: now)
     }
 
     mutating func apply(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {

@@ -124,7 +124,7 @@ public struct PhonePlatform: NodeModel {
     }
 
     public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
-        [.publish(sync.helloFrame(now: now))] + sync.peerAppeared(now: now)
+        sync.peerConnected(now: now)
     }
 
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {

@@ -62,7 +62,7 @@ public struct WatchModel: NodeModel {
     }
 
     public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
-        [.publish(sync.helloFrame(now: now))] + sync.peerAppeared(now: now)
+        sync.peerConnected(now: now)
     }
 
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
