@@ -162,12 +162,7 @@ package final class AppRuntime: @unchecked Sendable {
     func crashed(signal: Int32, during: String) {
         let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, executor, self]
         Self.graveyard.withLock { $0.append(Confined(remains)) }
-        app = nil
-        observerQueries = [:]
-        pendingQueries = [:]
-        pendingDone = [:]
-        timers = [:]
-        recordObservers = []
+        forgetProcess()
         executor = AppExecutor()
         send(.crashed(signal: signal, during: during))
     }
