@@ -78,14 +78,15 @@ public enum Invariants {
         verdict("deleted objects never come back; nothing is stored twice", resurrected, "none")
 
         // Nothing lost: what each side made reaches the other, if the fault-free run got there too.
-        let calmConverged = converged(calm).isEmpty
-        verdict("nothing lost: what each side made before the nemesis ended reached the other", calmConverged ? converged(run) : [],
-                calmConverged ? "converged" : "the fault-free run does not converge by the end either (\(converged(calm).joined(separator: "; "))); not checked")
+        let calmMissing = converged(calm)
+        verdict("nothing lost: what each side made before the nemesis ended reached the other", calmMissing.isEmpty ? converged(run) : [],
+                calmMissing.isEmpty ? "converged" : "the fault-free run does not converge by the end either (\(calmMissing.joined(separator: "; "))); not checked")
         // Messages made before the horizon are acknowledged by the end (later ones may be in flight).
         let stale = { (sim: Simulator) in NodeName.allCases.compactMap { node in sim.oldestPending(node).flatMap { $0 < horizon(sim) ? (node, $0) : nil } } }
-        verdict("every message made before the nemesis ended is acknowledged", stale(calm).isEmpty
+        let calmAcknowledged = stale(calm).isEmpty
+        verdict("every message made before the nemesis ended is acknowledged", calmAcknowledged
                     ? stale(run).map { "\($0.0) still waits for an ack of a message made at \($0.1)" } : [],
-                stale(calm).isEmpty ? "yes" : "the fault-free run leaves old messages unacknowledged too; not checked")
+                calmAcknowledged ? "yes" : "the fault-free run leaves old messages unacknowledged too; not checked")
         let limit = run.topology.reliability.outboxLimit
         verdict("outboxes stay bounded", NodeName.allCases.compactMap { node in
             run.maxPending[node]! > limit ? "\(node) held \(run.maxPending[node]!) messages (limit \(limit))" : nil
