@@ -53,6 +53,21 @@ final class BenchPair {
         return reply.text
     }
 
+    /// Writes `count` heart-rate samples on the watch and waits until the phone acknowledged all
+    /// of them (durable there); seconds.
+    func writeSamplesAcknowledged(_ count: Int) throws -> Double {
+        let t0 = monotonicNanoseconds()
+        _ = try ctl(.watch, "write-samples hr \(count)", timeoutSeconds: 300)
+        let deadline = monotonicNanoseconds() + 600_000_000_000
+        while true {
+            let status = try JSONParser().parse(try ctl(.watch, "status --json", timeoutSeconds: 60))
+            if status["channels"]?["healthkit"]?["pending"]?.intValue == 0, status["bulkWrite"] == .null { break }
+            guard monotonicNanoseconds() < deadline else { throw BenchError("the phone did not acknowledge everything within 600 s") }
+            usleep(5_000)
+        }
+        return Double(monotonicNanoseconds() - t0) / 1e9
+    }
+
     /// Peak resident set size (VmHWM) of each node process so far, in MB.
     func peakRSS() -> [NodeName: Int] {
         var result: [NodeName: Int] = [:]

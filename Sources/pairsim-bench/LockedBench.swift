@@ -21,7 +21,7 @@ struct LockedBench: ParsableCommand {
         report("== locked bulk-write benchmark (release build, \(samples) heart-rate samples, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
 
         let unlocked = try BenchPair(name: "unlocked", yamlExtra: "", basePort: port)
-        let plain = try write(unlocked)
+        let plain = try unlocked.writeSamplesAcknowledged(samples)
         try waitForSamples(unlocked, samples)
         let plainRSS = unlocked.peakRSS()
         unlocked.stop()
@@ -30,7 +30,7 @@ struct LockedBench: ParsableCommand {
         let pair = try BenchPair(name: "locked", yamlExtra: "", basePort: port)
         defer { pair.stop() }
         _ = try pair.ctl(.phone, "lock")
-        let held = try write(pair)
+        let held = try pair.writeSamplesAcknowledged(samples)
         let phone = try JSONParser().parse(try pair.ctl(.phone, "status --json"))
         guard phone["stores"]?["heldUntilUnlock"]?.intValue == Int64(samples) else {
             throw BenchError("the locked phone does not hold every sample: \(JSONWriter.string(phone["stores"] ?? .null))")
@@ -42,20 +42,6 @@ struct LockedBench: ParsableCommand {
         let rss = pair.peakRSS()
         report("phone locked: written, held and acknowledged durable in \(format(held, 2)) s = \(human(Double(samples) / held)) samples/s (\(format(held / plain, 2))× the unlocked time)")
         report("  unlock: \(samples) held samples merged into the store (durable) in \(format(merged, 2)) s; peak RSS watch \(rss[.watch]!) MB, phone \(rss[.phone]!) MB")
-    }
-
-    /// Writes the samples on the watch and waits until the phone acknowledged all of them; seconds.
-    func write(_ pair: BenchPair) throws -> Double {
-        let t0 = monotonicNanoseconds()
-        _ = try pair.ctl(.watch, "write-samples hr \(samples)", timeoutSeconds: 300)
-        let deadline = monotonicNanoseconds() + 600_000_000_000
-        while true {
-            let status = try JSONParser().parse(try pair.ctl(.watch, "status --json", timeoutSeconds: 60))
-            if status["channels"]?["healthkit"]?["pending"]?.intValue == 0, status["bulkWrite"] == .null { break }
-            guard monotonicNanoseconds() < deadline else { throw BenchError("the phone did not acknowledge everything within 600 s") }
-            usleep(5_000)
-        }
-        return Double(monotonicNanoseconds() - t0) / 1e9
     }
 
     func waitForSamples(_ pair: BenchPair, _ count: Int) throws {

@@ -31,25 +31,13 @@ struct SyncBench: ParsableCommand {
 
         let pair = try BenchPair(name: "sync", yamlExtra: "", basePort: port + 2)
         defer { pair.stop() }
-        let t0 = monotonicNanoseconds()
-        _ = try pair.ctl(.watch, "write-samples hr \(samples)", timeoutSeconds: 300)
-        let t1 = monotonicNanoseconds()
-        let deadline = monotonicNanoseconds() + 300_000_000_000
-        while true {
-            let status = try JSONParser().parse(try pair.ctl(.watch, "status --json"))
-            if status["channels"]?["healthkit"]?["pending"]?.intValue == 0, status["bulkWrite"] == .null { break }
-            guard monotonicNanoseconds() < deadline else { throw BenchError("the phone did not acknowledge everything within 300 s") }
-            usleep(5_000)
-        }
-        let t2 = monotonicNanoseconds()
+        let total = try pair.writeSamplesAcknowledged(samples)
         let phoneStatus = try JSONParser().parse(try pair.ctl(.phone, "status --json"))
         guard phoneStatus["stores"]?["samples"]?.intValue == Int64(samples) else {
             throw BenchError("phone did not store every sample: \(JSONWriter.string(phoneStatus))")
         }
-        let total = Double(t2 - t0) / 1e9
         let rate = Double(samples) / total
         report("PairSim end to end: \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rate)) samples/s")
-        _ = t1
         report("  ratio to raw ZeroMQ messages/s: \(format(rate / raw, 3)) (goal: ≥ 1 M samples/s durable)")
         let latency = try singleSampleLatency(pair)
         report("PairSim single sample, zero configured latency, watch publish → phone acknowledgement (durable): p50 \(format(percentile(latency, 0.5) / 1_000, 2)) ms, p99 \(format(percentile(latency, 0.99) / 1_000, 2)) ms, max \(format(latency.max()! / 1_000, 1)) ms (raw one-way p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs)")
