@@ -11,7 +11,7 @@ let package = Package(
         // The app API: what an app under test imports (docs/APPS.md).
         .library(name: "PairSimKit", targets: ["PairSimKit"]),
         // Runs a phone node or a simulation with your own app (Examples/MyHealthApp).
-        .library(name: "PairSimNode", targets: ["PairSimRuntime"]),
+        .library(name: "PairSimNode", targets: ["PairSimNode"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "PairSimRuntime",
             dependencies: [
-                "PairSimCore", "PairSimConfig", "PairSimulation", "PairSimKit", "PairSimApps", "ZeroMQ",
+                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -52,9 +52,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Judging a scenario run, whichever driver played it: expectations, outcomes, reports,
+        // charts, JUnit and traces. The real-process runtime and the simulator both use it.
+        .target(name: "PairSimScenario", dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit"]),
         .target(
             name: "PairSimulation",
-            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", .product(name: "Collections", package: "swift-collections")]
+            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", "PairSimScenario",
+                           .product(name: "Collections", package: "swift-collections")]
+        ),
+        // The commands that need both drivers (`simulate`, `swarm`) and a developer's node `main`.
+        .target(
+            name: "PairSimNode",
+            dependencies: [
+                "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimCore", "PairSimConfig", "PairSimKit", "PairSimApps",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "watch-node",
@@ -67,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "topology",
             dependencies: [
-                "PairSimRuntime", "PairSimulation", "PairSimApps",
+                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimApps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -76,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "pairsim-bench",
             dependencies: [
-                "PairSimRuntime", "PairSimulation", "PairSimKit", "PairSimApps", "ZeroMQ", "CBenchKernels",
+                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimKit", "PairSimApps", "ZeroMQ", "CBenchKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -87,8 +99,8 @@ let package = Package(
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimConfig", "PairSimApps", "PairSimKit"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "ZeroMQ"]),
+        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "ZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import PairSimConfig
 import PairSimCore
+import PairSimScenario
 
 /// What must hold in every run, faults or not (R: V3): checked on a run with the nemesis against
 /// the fault-free run of the same scenario and seed. Each is a verdict labelled `invariant: …`.

@@ -1,6 +1,7 @@
 import PairSimConfig
 import PairSimCore
 import PairSimKit
+import PairSimScenario
 
 /// Plays a scenario in one process in virtual time over the same core models the real nodes run,
 /// with in-memory channels (R: P6). Same scenario and seed ⇒ the same event log, byte for byte.

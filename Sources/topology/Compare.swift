@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PairSimCore
 import PairSimRuntime
-import PairSimulation
+import PairSimScenario
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(

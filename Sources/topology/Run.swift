@@ -5,7 +5,7 @@ import ArgumentParser
 import Foundation
 import PairSimCore
 import PairSimRuntime
-import PairSimulation
+import PairSimScenario
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PairSimNode
 import PairSimRuntime
 
 @main

@@ -2,6 +2,7 @@ import PairSimCore
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
+@testable import PairSimScenario
 
 @Suite("Expectations over an event log")
 struct ExpectationCheckerTests {

@@ -3,6 +3,7 @@ import PairSimCore
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
+@testable import PairSimScenario
 
 /// The repository's folders, found from this file.
 enum Repository {

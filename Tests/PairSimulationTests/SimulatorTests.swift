@@ -5,6 +5,7 @@ import PairSimKit
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
+@testable import PairSimScenario
 
 @Suite("Deterministic simulation")
 struct SimulatorTests {

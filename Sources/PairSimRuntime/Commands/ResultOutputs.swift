@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PairSimCore
-import PairSimulation
+import PairSimScenario
 
 /// `--junit` and `--trace`, shared by `simulate` and `run` (docs/SCENARIOS.md#results-for-ci-and-traces).
 public struct ResultOutputs: ParsableArguments {

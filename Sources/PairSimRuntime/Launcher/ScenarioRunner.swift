@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import PairSimConfig
 import PairSimCore
-import PairSimulation
+import PairSimScenario
 import ZeroMQ
 
 /// `topology run`: plays a scenario on real watch-node and phone-node processes (time-scaled),

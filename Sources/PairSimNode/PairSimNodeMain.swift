@@ -1,4 +1,5 @@
 import Foundation
+import PairSimRuntime
 import PairSimKit
 
 /// The `main` of a developer's own node executable (Examples/MyHealthApp): `my-phone-node …` is a

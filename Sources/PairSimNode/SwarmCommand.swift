@@ -3,9 +3,11 @@ import Foundation
 import Glibc
 #endif
 import ArgumentParser
+import PairSimRuntime
 import PairSimConfig
 import PairSimCore
 import PairSimKit
+import PairSimScenario
 import PairSimulation
 import Synchronization
 

@@ -3,9 +3,11 @@ import Foundation
 import Glibc
 #endif
 import ArgumentParser
+import PairSimRuntime
 import PairSimConfig
 import PairSimCore
 import PairSimKit
+import PairSimScenario
 import PairSimulation
 
 /// `topology simulate` (and `simulate` of a developer's own node executable).
