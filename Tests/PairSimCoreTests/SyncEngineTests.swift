@@ -6,9 +6,14 @@ struct EnginePair {
     var watch: SyncEngine
     var phone: SyncEngine
 
-    init(healthkit: ChannelConfig = ChannelConfig(), reliability: ReliabilityConfig = ReliabilityConfig()) {
+    /// Lost acknowledgements seen so far (the phone's `sync.ack.lost` events).
+    var acksLost = 0
+
+    /// `phoneHealthkit`: the phone's side of the link (where its acks cross), default a clean one.
+    init(healthkit: ChannelConfig = ChannelConfig(), phoneHealthkit: ChannelConfig = ChannelConfig(),
+         reliability: ReliabilityConfig = ReliabilityConfig()) {
         watch = SyncEngine(node: .watch, boot: "w1", seed: 1, channels: [.healthkit: healthkit], reliability: reliability)
-        phone = SyncEngine(node: .phone, boot: "p1", seed: 2, channels: [:], reliability: reliability)
+        phone = SyncEngine(node: .phone, boot: "p1", seed: 2, channels: [.healthkit: phoneHealthkit], reliability: reliability)
     }
 
     static func frames(_ frame: WireFrame) -> [[UInt8]] { [Array(frame.topic.utf8), frame.payload] }
@@ -18,12 +23,13 @@ struct EnginePair {
         var applied: [UInt64] = []
         var acks: [WireFrame] = []
         for frame in frames {
-            let (inbound, actions) = phone.receive(frames: Self.frames(frame), now: now)
-            acks += actions.frames
+            var (inbound, actions) = phone.receive(frames: Self.frames(frame), now: now)
             if case .data(let envelope) = inbound {
                 applied.append(envelope.seq)
-                acks += phone.accept(envelope, bytes: frame.payload.count, summary: [:], now: now).frames
+                actions += phone.accept(envelope, bytes: frame.payload.count, summary: [:], now: now)
             }
+            acks += actions.frames
+            acksLost += actions.events.filter { $0.name == "sync.ack.lost" }.count
         }
         return (applied, acks)
     }
@@ -164,6 +170,47 @@ struct SyncEngineTests {
         #expect(pair.watch.pending(.healthkit) == 0)
         #expect(applied.sorted() == Array(1...30))
         #expect(pair.watch.counters(.healthkit).lost > 0)
+    }
+
+    @Test("acks cross the lossy link too: a lost ack means a retransmission, acknowledged again")  // R: S5, S6
+    func lostAcks() {
+        let lossy = ChannelConfig(loss: 0.5)
+        var pair = EnginePair(healthkit: lossy, phoneHealthkit: lossy)
+        var now = t0
+        var applied: [UInt64] = []
+        // One message at a time, so a lost ack is not covered by a later cumulative one.
+        for _ in 0..<30 {
+            var inFlight = pair.send(now)
+            for _ in 0..<1_000 where pair.watch.pending(.healthkit) > 0 {
+                let (got, acks) = pair.toPhone(inFlight, now: now)
+                applied += got
+                _ = pair.toWatch(acks, now: now)
+                now = max(now + .milliseconds(1), pair.watch.nextDeadline ?? now)
+                inFlight = pair.watch.advance(to: now).frames
+            }
+        }
+        #expect(pair.watch.pending(.healthkit) == 0)
+        #expect(applied == Array(1...30))
+        #expect(pair.acksLost > 0)
+        // Messages that arrived but whose ack was lost came again, and were acknowledged again.
+        #expect(pair.phone.counters(.healthkit).duplicatesDropped > 0)
+    }
+
+    @Test("while the acking side's channel is partitioned its acks are dropped, not held")  // R: S5
+    func acksDroppedInPartition() {
+        var pair = EnginePair()
+        let sent = pair.send(t0)
+        _ = pair.phone.setPartition(.healthkit, reason: "offline", true, now: t0)
+        let first = pair.toPhone(sent, now: t0)
+        #expect(first.applied == [1])
+        #expect(first.acks.isEmpty)
+        #expect(pair.acksLost == 1)
+        _ = pair.phone.setPartition(.healthkit, reason: "offline", false, now: t0)
+        let retransmitted = pair.watch.advance(to: pair.watch.nextDeadline!).frames
+        let second = pair.toPhone(retransmitted, now: t0 + .seconds(2))
+        #expect(second.applied.isEmpty)
+        _ = pair.toWatch(second.acks, now: t0 + .seconds(2))
+        #expect(pair.watch.pending(.healthkit) == 0)
     }
 
     @Test("a full in-flight window queues the rest in order")

@@ -77,6 +77,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case syncDuplicated = "sync.duplicated"
     case syncHeld = "sync.held"
     case syncRetransmit = "sync.retransmit"
+    case syncAckLost = "sync.ack.lost"
     case syncAcked = "sync.acked"
     case syncReceived = "sync.received"
     case syncDuplicate = "sync.duplicate"

@@ -49,6 +49,9 @@ struct OutboundChannel: Sendable {
     /// `config.partitions`. The channel carries again only when every reason has ended.
     var manualReasons: Set<String> = []
     var random: SplitMix64
+    /// Draws for this node's acknowledgements on the channel, apart from the data's draws so a
+    /// run without loss draws exactly as before acks crossed the channel model.
+    var ackRandom: SplitMix64
     var counters = ChannelCounters()
 
     init(node: NodeName, channel: Channel, config: ChannelConfig, reliability: ReliabilityConfig, stream: String, seed: UInt64) {
@@ -58,6 +61,7 @@ struct OutboundChannel: Sendable {
         self.reliability = reliability
         self.stream = stream
         self.random = SplitMix64(seed: seed, label: "\(node).faults.\(channel)")
+        self.ackRandom = SplitMix64(seed: seed, label: "\(node).faults.\(channel).acks")
     }
 
     var nextDeadline: EmulatedInstant? { timers.min?.at }
@@ -155,6 +159,16 @@ struct OutboundChannel: Sendable {
         }
         entries[seq] = entry
         return actions
+    }
+
+    /// An acknowledgement this node sends for the peer's messages on the channel crosses the same
+    /// link as data: while the channel is partitioned, or with probability `loss`, it is lost
+    /// (`sync.ack.lost`); the peer retransmits and the duplicate is acknowledged again.
+    mutating func acknowledgement(_ frame: WireFrame, upTo: UInt64, now: EmulatedInstant) -> NodeAction {
+        if isPartitioned(at: now) || ackRandom.chance(config.loss(at: now)) {
+            return event(.syncAckLost, now, ["upTo": .int(Int64(upTo)), "reason": .string(isPartitioned(at: now) ? "partition" : "loss")])
+        }
+        return .publish(frame)
     }
 
     /// The end of the scheduled partition covering `now`, if any (manual ones end by command).

@@ -42,7 +42,7 @@ extension SyncEngine {
                     .emit(Event(at: now, node: node, .syncDuplicate, fields: [
                         "channel": .string(channel.rawValue), "seq": .int(Int64(envelope.seq)),
                     ])),
-                    .publish(ackFrame(channel, window: window, now: now)),
+                    acknowledge(channel, window: window, now: now),
                 ])
             }
             return (.data(envelope), [])
@@ -75,7 +75,7 @@ extension SyncEngine {
         ]
         for member in summary.members { fields.append(member.key, member.value) }
         return [
-            .publish(ackFrame(channel, window: window, now: now)),
+            acknowledge(channel, window: window, now: now),
             .emit(Event(at: now, node: node, .syncReceived, fields: fields)),
         ]
     }
@@ -100,6 +100,11 @@ extension SyncEngine {
             let oldest = streamOrder[channel]!.removeFirst()
             inbound[channel]?[oldest] = nil
         }
+    }
+
+    /// Acknowledges `window` on `channel`, through the channel model (an ack may be lost).
+    mutating func acknowledge(_ channel: Channel, window: InboundWindow, now: EmulatedInstant) -> NodeAction {
+        outbound[channel]!.acknowledgement(ackFrame(channel, window: window, now: now), upTo: window.cumulative, now: now)
     }
 
     func ackFrame(_ channel: Channel, window: InboundWindow, now: EmulatedInstant) -> WireFrame {
