@@ -131,6 +131,11 @@ extension TimelineEntry {
     public var driverCommand: DriverCommand? {
         (try? ParsedCommand(parsing: command)).flatMap { DriverCommand(rawValue: $0.verb) }
     }
+
+    /// `kill-node --mid-turn`: the process dies in the middle of its next turn (docs/SCENARIOS.md).
+    public var killsMidTurn: Bool {
+        driverCommand == .killNode && (try? ParsedCommand(parsing: command))?.options["mid-turn"] == "true"
+    }
 }
 
 /// How much havoc a nemesis wreaks over a run (docs/SCENARIOS.md#nemesis).

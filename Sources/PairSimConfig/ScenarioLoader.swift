@@ -143,8 +143,15 @@ public enum ScenarioLoader {
     static func validate(_ command: String, node: NodeName, _ reader: YAMLReader, appCommands: [CommandSpec]) throws(ConfigError) {
         let parsed: ParsedCommand
         do { parsed = try ParsedCommand(parsing: command) } catch { throw reader.error(error.message) }
-        if DriverCommand(rawValue: parsed.verb) != nil {
-            guard parsed.arguments.isEmpty, parsed.options.isEmpty else { throw reader.error("\(parsed.verb) takes no arguments") }
+        if let driver = DriverCommand(rawValue: parsed.verb) {
+            switch driver {
+            case .killNode:
+                guard parsed.arguments.isEmpty, parsed.options.keys.allSatisfy({ $0 == "mid-turn" }), parsed.options["mid-turn"] ?? "true" == "true" else {
+                    throw reader.error("kill-node takes no arguments; its one option is --mid-turn")
+                }
+            case .restartNode:
+                guard parsed.arguments.isEmpty, parsed.options.isEmpty else { throw reader.error("\(parsed.verb) takes no arguments") }
+            }
             return
         }
         do {

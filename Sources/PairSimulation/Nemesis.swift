@@ -1,8 +1,8 @@
 import PairSimConfig
 import PairSimCore
 
-/// Faults drawn from the seed (R: V2): node kills with a restart after a random downtime, and
-/// Bluetooth partitions of random length, at random instants. Everything the nemesis does starts
+/// Faults drawn from the seed (R: V2): node kills (half of them mid-turn) with a restart after a
+/// random downtime, and Bluetooth partitions of random length, at random instants. Everything the nemesis does starts
 /// in the first 80% of the run and is over by 90%, so a correct pair has time to converge; the
 /// same seed always draws the same faults.
 public enum Nemesis {
@@ -14,6 +14,8 @@ public enum Nemesis {
 
     public static func draw(_ spec: NemesisSpec, seed: UInt64, duration: EmulatedDuration) -> [TimelineEntry] {
         var random = SplitMix64(seed: seed, label: "nemesis")
+        // Whether each kill lands mid-turn, drawn apart so it does not move the kills.
+        var midTurn = SplitMix64(seed: seed, label: "nemesis.midturn")
         let total = Double(duration.milliseconds)
         let first = total * 0.01, last = total * 0.8, over = total * 0.9
         var entries: [TimelineEntry] = []
@@ -30,7 +32,8 @@ public enum Nemesis {
                 let end = min(start + random.uniform(1_000, Double(spec.maxDowntime.milliseconds)), over)
                 guard free(busy[node]!, start - 1_000, end + 1_000) else { continue }
                 busy[node]!.append((start, end))
-                entries.append(TimelineEntry(at: at(start), node: node, command: DriverCommand.killNode.rawValue))
+                let kill = DriverCommand.killNode.rawValue + (midTurn.chance(0.5) ? " --mid-turn" : "")
+                entries.append(TimelineEntry(at: at(start), node: node, command: kill))
                 entries.append(TimelineEntry(at: at(end), node: node, command: DriverCommand.restartNode.rawValue))
                 break
             }

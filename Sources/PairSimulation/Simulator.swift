@@ -1,3 +1,4 @@
+import Collections
 import PairSimConfig
 import PairSimCore
 import PairSimKit
@@ -17,7 +18,9 @@ public struct Simulator {
     public private(set) var events: [Event] = []
     /// Frames in flight between the nodes at the current instant (the channel models have applied
     /// latency and faults already), delivered in order.
-    var deliveries: [(to: NodeName, frames: [[UInt8]])] = []
+    /// A queue taken from the front, so a node killed while it is drained (mid-turn) drops only
+    /// what is still on its way to it.
+    var deliveries: Deque<(to: NodeName, frames: [[UInt8]])> = []
     var nextCommand = 0
     /// Timeline commands that failed, with why (and an app's trap, which ends the run).
     public private(set) var failedCommands: [String] = []
@@ -32,6 +35,8 @@ public struct Simulator {
     var turns: [NodeName: NodeTurns] = [.watch: NodeTurns(), .phone: NodeTurns()]
     /// Nodes whose process is killed and not yet restarted.
     public private(set) var down: Set<NodeName> = []
+    /// Nodes killed `--mid-turn` whose next turn has not come yet: they die in it.
+    var dying: Set<NodeName> = []
     /// Process kills so far, per node.
     public private(set) var kills: [NodeName: Int] = [.watch: 0, .phone: 0]
     /// True when a nemesis plays along.
@@ -138,8 +143,14 @@ public struct Simulator {
     mutating func runCommand(_ item: (entry: TimelineEntry, byNemesis: Bool)) {
         let entry = item.entry
         switch entry.driverCommand {
-        case .killNode: kill(entry.node); return
-        case .restartNode: restart(entry.node); return
+        case .killNode:
+            if entry.killsMidTurn { killDuringNextTurn(entry.node) } else { kill(entry.node) }
+            return
+        case .restartNode:
+            // Killed mid-turn but no turn came during its downtime: it dies now, between turns.
+            if dying.contains(entry.node) { kill(entry.node) }
+            restart(entry.node)
+            return
         case nil: break
         }
         // A device whose process is down takes the command when it is back.
@@ -164,13 +175,27 @@ public struct Simulator {
 
     /// kill -9: the process ends between two turns; what it committed stays, the rest is gone
     /// (frames on their way to or from it included).
-    mutating func kill(_ node: NodeName) {
+    /// `midTurn`: it died in the middle of a turn that committed what it had reached.
+    mutating func kill(_ node: NodeName, midTurn: Bool = false) {
         guard !down.contains(node) else { return }
-        commitValues(node)
+        if !midTurn { commitValues(node) }
+        dying.remove(node)
         down.insert(node)
         kills[node]! += 1
         deliveries.removeAll { $0.to == node }
-        events.append(Event(at: now, node: node, .nodeKilled, level: .warning, fields: ["kills": .int(Int64(kills[node]!))]))
+        var fields: JSONObject = ["kills": .int(Int64(kills[node]!))]
+        if midTurn { fields.append("midTurn", .bool(true)) }
+        events.append(Event(at: now, node: node, .nodeKilled, level: .warning, fields: fields))
+    }
+
+    /// `kill-node --mid-turn`: the process dies in its next turn that commits or publishes, right
+    /// after the first of those effects in the drivers' order (`NodeTurns.Turn.carryOut`) — what a
+    /// kill -9 between a commit and a send leaves. Until then its turns commit their values as
+    /// the node loop's do, so the image is exactly the loop's.
+    mutating func killDuringNextTurn(_ node: NodeName) {
+        guard !down.contains(node) else { return }
+        commitValues(node)
+        dying.insert(node)
     }
 
     /// A new process on the same data: restore what was committed, start, and meet the peer as
@@ -218,14 +243,26 @@ public struct Simulator {
     /// commits to SQLite; the small values at a kill, see `commitValues`), then publish and emit.
     mutating func perform(_ actions: [NodeAction], from node: NodeName) {
         guard !actions.isEmpty else { return }
-        let turn = turns[node]!.turn(actions, values: nil)
-        if !turn.operations.isEmpty, !brokenStorage.contains(node) { images[node]!.commit(turn.operations, values: [:]) }
-        for frame in turn.frames { deliveries.append((node.peer, [Array(frame.topic.utf8), frame.payload])) }
-        for event in turn.events {
-            events.append(event)
-            if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
-        }
-        maxPending[node] = max(maxPending[node]!, pending(node))
+        let dies = dying.contains(node)
+        let values = dies ? (node == .watch ? watch.persistentValues() : phone.persistentValues()) : nil
+        var dead = false
+        turns[node]!.turn(actions, values: values).carryOut(
+            commit: { operations, values in
+                guard !dead else { return }
+                if !brokenStorage.contains(node) { images[node]!.commit(operations, values: values) }
+                dead = dies
+            },
+            publish: { frame in
+                guard !dead else { return }
+                deliveries.append((node.peer, [Array(frame.topic.utf8), frame.payload]))
+                dead = dies
+            },
+            emit: { event in
+                guard !dead else { return }
+                events.append(event)
+                if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
+            })
+        if dead { kill(node, midTurn: true) } else { maxPending[node] = max(maxPending[node]!, pending(node)) }
     }
 
     /// The small values as the node loop would have committed them after the last turn. Kills
@@ -239,17 +276,13 @@ public struct Simulator {
     }
 
     mutating func drainDeliveries() {
-        var index = 0
-        while index < deliveries.count {
-            let (to, frames) = deliveries[index]
-            index += 1
+        while let (to, frames) = deliveries.popFirst() {
             guard !down.contains(to) else { continue } // nobody is listening: PUB/SUB drops it
             switch to {
             case .watch: perform(watch.receive(frames: frames, now: now), from: .watch)
             case .phone: perform(phone.receive(frames: frames, now: now), from: .phone)
             }
         }
-        deliveries.removeAll(keepingCapacity: true)
     }
 
     /// The watch's HealthKit store at the end.

@@ -97,7 +97,8 @@ struct CrashSimulationTests {
         let drawn = Nemesis.draw(spec, seed: 3, duration: week.duration)
         #expect(drawn == Nemesis.draw(spec, seed: 3, duration: week.duration))
         #expect(drawn != Nemesis.draw(spec, seed: 4, duration: week.duration))
-        #expect(drawn.filter { $0.command == "kill-node" }.count == 8 && drawn.filter { $0.command == "out-of-range" }.count == 4)
+        #expect(drawn.filter { $0.driverCommand == .killNode }.count == 8 && drawn.filter { $0.command == "out-of-range" }.count == 4)
+        #expect(drawn.contains { $0.killsMidTurn } && drawn.contains { $0.driverCommand == .killNode && !$0.killsMidTurn })
         #expect(drawn.allSatisfy { $0.at <= .zero + .milliseconds(week.duration.milliseconds * 9 / 10) })
         for seed: UInt64 in [3, 4] {
             var run = Simulator(week, seed: seed, nemesis: spec), calm = Simulator(week, seed: seed, settled: true)
@@ -124,6 +125,61 @@ struct CrashSimulationTests {
         let bursts = Nemesis.bursts(spec, seed: 9, duration: .days(7))
         #expect(bursts.count == 5 && bursts.map(\.1) == Nemesis.bursts(spec, seed: 9, duration: .days(7)).map(\.1))
         #expect(bursts.allSatisfy { $0.1.to <= .zero + .milliseconds(EmulatedDuration.days(7).milliseconds * 9 / 10) })
+    }
+
+    /// Clean channels, one workout every 5 minutes: the phone's next turn after 9 min is the
+    /// second workout arriving (10:01).
+    static let phoneKilledAt9m = "  - { at: 9m, phone: \"kill-node --mid-turn\" }"
+    static func midTurn(_ extra: String) throws -> Scenario {
+        try ScenarioLoader.parse(yaml: """
+            name: mid-turn
+            duration: 40m
+            topology:
+              name: t
+              seed: 5
+              nodes:
+                watch: { publish: "ipc://w", control: "ipc://wc", data: "w" }
+                phone: { publish: "ipc://p", control: "ipc://pc", data: "p" }
+              channels:
+                healthkit: { latency: { constant: 1s } }
+                cloudkit: { latency: { constant: 2s }, exportInterval: 5s }
+              watch:
+                heartRate: { restingInterval: off }
+            timeline:
+              - { at: 1m, watch: "generate-workouts 4 --every 5m --duration 3m --first 5m" }
+            \(extra)
+            """, file: "inline")
+    }
+
+    @Test("a kill mid-turn lands after the turn's commit and before its ack: committed, never acknowledged, applied once")  // R: V1, S6
+    func midTurnKill() throws {
+        var stays = Simulator(try Self.midTurn(Self.phoneKilledAt9m))
+        stays.run()
+        let killed = try #require(stays.events.first { $0.name == "node.killed" })
+        #expect(killed.node == .phone && killed.at == .zero + .minutes(10) + .seconds(1) && killed["midTurn"] == .bool(true))
+        // The turn it died in: the second workout, committed (the drivers commit first) ...
+        let second = stays.watchStore.workouts.sorted { $0.start < $1.start }[1].uuid
+        #expect(stays.images[.phone]!.load().workouts.map(\.0.uuid).contains(second))
+        // ... and not acknowledged: the watch still waits for it.
+        #expect(stays.watch.sync.pending(.healthkit) > 0)
+
+        var back = Simulator(try Self.midTurn(Self.phoneKilledAt9m + "\n  - { at: 12m, phone: restart-node }"))
+        back.run()
+        // The retransmission finds it already received: acknowledged again, not applied twice.
+        #expect(back.events.contains { $0.name == "sync.duplicate" && $0.node == .phone && $0.at >= .zero + .minutes(12) })
+        #expect(back.phoneStore.workouts.count == 4 && back.watch.sync.pending(.healthkit) == 0)
+    }
+
+    @Test("a kill mid-turn with no turn before the restart dies then, between turns")  // R: V1
+    func midTurnKillWithoutTurn() throws {
+        var run = Simulator(try Self.midTurn("""
+              - { at: 9m, watch: "kill-node --mid-turn" }
+              - { at: 9m30s, watch: restart-node }
+            """))
+        run.run()
+        let watchKills = run.events.filter { $0.name == "node.killed" && $0.node == .watch }
+        #expect(watchKills.count == 1 && watchKills.first?.at == .zero + .minutes(9) + .seconds(30) && watchKills.first?["midTurn"] == nil)
+        #expect(run.phoneStore.workouts.count == 4)
     }
 
     @Test("the invariants catch a phone that forgets what it acknowledged")  // R: V3

@@ -66,6 +66,8 @@ struct ScenarioFileTests {
         ("\(header)\ntimeline:\n  - { at: 5m, every: 1m, watch: status }\n", "timeline[0]", "exactly one of at: or every:"),
         ("\(header)\ntimeline:\n  - { at: 5m }\n", "timeline[0]", "exactly one of watch: or phone:"),
         ("\(header)\ntimeline:\n  - { at: 5x, phone: status }\n", "timeline[0].at", "bad duration"),
+        ("\(header)\ntimeline:\n  - { at: 5m, phone: kill-node --hard }\n", "timeline[0].phone", "its one option is --mid-turn"),
+        ("\(header)\ntimeline:\n  - { at: 5m, phone: restart-node now }\n", "timeline[0].phone", "restart-node takes no arguments"),
         ("\(header)\nexpect:\n  - { eventually: phone hk.savd }\n", "expect[0].eventually", "unknown event \"hk.savd\""),
         ("\(header)\nexpect:\n  - { exactly: 2, of: phone hk.saved, per: 1m }\n", "expect[0].per", "only with atMost"),
         ("\(header)\nexpect:\n  - { after: watch workout.finished, then: phone hk.saved }\n", "expect[0]", "within: is required"),

@@ -19,6 +19,16 @@ public struct NodeTurns: Sendable {
         public var events: [Event] = []
 
         public var needsCommit: Bool { !operations.isEmpty || !values.isEmpty }
+
+        /// Carries the turn out in the one order every driver keeps — persist (one commit), then
+        /// publish each frame, then emit each event — so nothing of a turn leaves before it is
+        /// durable, and a kill in the middle of a turn loses only what was not yet sent.
+        public func carryOut(commit: ([PersistOp], [String: JSON]) throws -> Void, publish: (WireFrame) throws -> Void,
+                             emit: (Event) -> Void) rethrows {
+            if needsCommit { try commit(operations, values) }
+            for frame in frames { try publish(frame) }
+            for event in events { emit(event) }
+        }
     }
 
     /// Restores `model` from what was committed and starts it: a first start and a restart after a

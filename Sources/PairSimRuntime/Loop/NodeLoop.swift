@@ -198,13 +198,11 @@ final class NodeLoop {
     /// publish, then emit. `worked` says the model may have changed state.
     func perform(_ actions: [NodeAction], worked: Bool) throws {
         guard worked else { return }
-        let turn = turns.turn(actions, values: model.persistentValues())
-        if turn.needsCommit { try storage.commit(turn.operations, values: turn.values) }
-        for frame in turn.frames {
+        try turns.turn(actions, values: model.persistentValues()).carryOut(
+            commit: { try storage.commit($0, values: $1) },
             // A full PUB queue drops silently; the outbox retransmits until acknowledged.
-            _ = try publisher.send(multipart: [Array(frame.topic.utf8), frame.payload], dontWait: true)
-        }
-        for event in turn.events { sink.write(event) }
+            publish: { _ = try publisher.send(multipart: [Array($0.topic.utf8), $0.payload], dontWait: true) },
+            emit: { sink.write($0) })
         sink.flush()
     }
 
