@@ -117,6 +117,10 @@ public struct Scenario: Sendable {
     public var nemesis: NemesisSpec? = nil
     /// The nemesis `--nemesis` plays: the scenario's, else the defaults.
     public var nemesisOrDefault: NemesisSpec { nemesis ?? NemesisSpec() }
+
+    /// The nemesis a simulation of this scenario plays: a scenario with a `nemesis:` key always
+    /// plays its own; `--nemesis` (`flag`) adds the defaults to one without. Nil: none.
+    public func nemesisPlayed(flag: Bool) -> NemesisSpec? { flag ? nemesisOrDefault : nemesis }
 }
 
 /// Commands the driver runs on a node's process rather than the node itself: a process kill

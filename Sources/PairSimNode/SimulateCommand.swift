@@ -38,7 +38,7 @@ public struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Simulate with the app linked into this executable (a developer's own node, e.g. my-phone-node): runs `PATH simulate …` with the other arguments.", valueName: "path"))
     var phoneBin: String?
 
-    @Flag(help: "Add the scenario's nemesis (or the default one: 6 node kills, 3 partitions) drawn from the seed, and check the invariants (docs/SCENARIOS.md#nemesis) instead of the scenario's expectations.")
+    @Flag(help: "Add the default nemesis (6 node kills, 3 partitions, 4 fault bursts) drawn from the seed to a scenario without a nemesis: key, and check the invariants (docs/SCENARIOS.md#nemesis) instead of the scenario's expectations. A scenario with a nemesis: key always plays its own.")
     var nemesis = false
 
     @OptionGroup var outputs: ResultOutputs
@@ -57,8 +57,9 @@ public struct SimulateCommand: ParsableCommand {
             length = parsed
         }
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
+        let nemesis = scenario.nemesisPlayed(flag: self.nemesis) != nil
         var simulator = Simulator(scenario: scenario, app: registration, seed: seed, duration: length,
-                                  nemesis: nemesis ? scenario.nemesisOrDefault : nil)
+                                  nemesis: scenario.nemesisPlayed(flag: nemesis))
         let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
         let total = Double(simulator.duration.milliseconds)
         simulator.run(progress: showProgress ? { now in

@@ -30,7 +30,7 @@ public struct SwarmCommand: ParsableCommand {
     @Option(help: "Worker processes (default: one per core).")
     var jobs: Int?
 
-    @Flag(help: "Add the nemesis to every seed and check the invariants (as `simulate --nemesis`).")
+    @Flag(help: "Add the default nemesis to every seed of a scenario without a nemesis: key, and check the invariants (as `simulate --nemesis`).")
     var nemesis = false
 
     @Option(help: ArgumentHelp("The app under test (default: the topology's phone.app, else reference).", valueName: "name"))
@@ -70,7 +70,7 @@ public struct SwarmCommand: ParsableCommand {
     /// One seed: its verdicts as a JSON line.
     static func runSeed(_ scenario: Scenario, _ app: AppRegistration, seed: UInt64, nemesis: Bool) -> JSON {
         let started = ContinuousClock.now
-        var run = Simulator(scenario: scenario, app: app, seed: seed, nemesis: nemesis ? scenario.nemesisOrDefault : nil)
+        var run = Simulator(scenario: scenario, app: app, seed: seed, nemesis: scenario.nemesisPlayed(flag: nemesis))
         run.run()
         let verdicts = run.verdicts()
         let elapsed = ContinuousClock.now - started
@@ -135,7 +135,7 @@ public struct SwarmCommand: ParsableCommand {
         let elapsed = ContinuousClock.now - started
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let missing = seeds - all.count
-        print("swarm \(scenario.name)\(nemesis ? " --nemesis" : ""): \(all.count) seed(s) from \(from) in \(String(format: "%.1f", wall)) s "
+        print("swarm \(scenario.name)\(scenario.nemesisPlayed(flag: nemesis) != nil ? " --nemesis" : ""): \(all.count) seed(s) from \(from) in \(String(format: "%.1f", wall)) s "
               + "(\(String(format: "%.1f", Double(all.count) / max(wall, 0.001))) seeds/s, \(workers) worker(s)): "
               + "\(failing.count) failed" + (missing > 0 ? ", \(missing) not run" : ""))
         if let junit { try writeJUnit(all, scenario: scenario, to: junit) }
@@ -148,7 +148,7 @@ public struct SwarmCommand: ParsableCommand {
             let verdicts = (result["verdicts"]?.arrayValue ?? []).map {
                 Verdict(passed: $0["passed"] == .bool(true), label: $0["label"]?.stringValue ?? "", detail: $0["detail"]?.stringValue ?? "")
             }
-            let outcome = ScenarioOutcome(scenario: scenario.name, mode: nemesis ? "swarm --nemesis" : "swarm", seed: seed, duration: scenario.duration,
+            let outcome = ScenarioOutcome(scenario: scenario.name, mode: scenario.nemesisPlayed(flag: nemesis) != nil ? "swarm --nemesis" : "swarm", seed: seed, duration: scenario.duration,
                                           events: [], verdicts: verdicts, failedCommands: (result["failedCommands"]?.arrayValue ?? []).compactMap(\.stringValue),
                                           charts: [])
             return JUnitReport.Suite(outcome: outcome, file: file, reproduce: reproduce(seed), wallSeconds: result["wall"]?.doubleValue ?? 0)

@@ -46,6 +46,10 @@ struct Run: ParsableCommand {
         // An unknown app is refused here, before any node starts (a --phone-bin knows its own apps).
         if runner.phoneBinary == nil { _ = try AppChoice.resolve(phone.app, topology: scenario.topology) }
         if verbose { runner.progress = { print($0) } }
+        if scenario.nemesis != nil {
+            // Its faults and invariants need the fault-free twin and exact timing: simulation only.
+            print("note: the scenario's nemesis plays in simulation only (topology simulate/swarm); here its timeline and expectations run without it")
+        }
         let outcome = try runner.run()
         if let report { try ReportWriter.write(outcome, to: report) }
         let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "") + phone.reproduceArguments

@@ -114,6 +114,7 @@ struct SwarmEndToEndTests {
         let dir = try ResultsEndToEndTests.temporary("swarm")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // One kill per seed, drawn from it: a correct build passes the invariants for every seed.
+        // The scenario's nemesis: key turns the nemesis on without --nemesis.
         let file = dir + "/one-kill.yaml"
         try """
             name: one-kill
@@ -124,12 +125,14 @@ struct SwarmEndToEndTests {
               - { at: 5m, watch: write-sample hrv 50 }
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let junit = dir + "/swarm.xml"
-        let (status, output) = try PairHarness.runTopology(["swarm", file, "--seeds", "12", "--from", "40", "--jobs", "3", "--nemesis", "--junit", junit])
+        let (status, output) = try PairHarness.runTopology(["swarm", file, "--seeds", "12", "--from", "40", "--jobs", "3", "--junit", junit])
         #expect(status == 0, "\(output)")
         #expect(output.contains("swarm one-kill --nemesis: 12 seed(s) from 40 in"), "\(output)")
         #expect(output.contains("3 worker(s)): 0 failed"), "\(output)")
         try ResultsEndToEndTests.validateJUnit(junit)
         #expect(try String(contentsOfFile: junit, encoding: .utf8).components(separatedBy: "<testsuite ").count == 13)
+        let one = try PairHarness.runTopology(["simulate", file, "--seed", "41"])
+        #expect(one.status == 0 && one.output.contains("nemesis: 1 node kill(s)"), "\(one.output)")
 
         // Without the nemesis the scenario's expectations decide: this one fails for every seed.
         let failing = dir + "/failing.yaml"
