@@ -56,6 +56,55 @@ public enum Invariants {
         return missing
     }
 
+    /// Objects saved again on a node after that node deleted them, at any moment of the run — a
+    /// late copy that resurrects an object for a while is caught even if it is deleted again
+    /// before the end (the end-of-run check sees only the stores as they end).
+    static func resurrections(in events: [Event]) -> [String] {
+        var deleted: [NodeName: Set<String>] = [:]
+        var found: [String] = []
+        for event in events {
+            let id: String?
+            switch event.name {
+            case EventName.hkDeleted.rawValue, EventName.hkSaved.rawValue: id = event["uuid"]?.stringValue
+            case EventName.recordDeleted.rawValue, EventName.recordSaved.rawValue: id = event["id"]?.stringValue
+            default: continue
+            }
+            guard let id else { continue }
+            if event.name == EventName.hkDeleted.rawValue || event.name == EventName.recordDeleted.rawValue {
+                deleted[event.node, default: []].insert(id)
+            } else if deleted[event.node]?.contains(id) == true {
+                found.append("\(event.node): \(id) deleted, then saved again at \(event.at)")
+            }
+        }
+        return found
+    }
+
+    /// Objects one side deleted that the other side still holds at the end (a deletion waiting
+    /// on a locked phone or in its CloudKit container for the app counts as arrived).
+    static func unpropagated(_ sim: Simulator) -> [String] {
+        var left: [String] = []
+        let (held, container) = sim.phoneWaiting
+        let waiting = Set(held.deleted.map(\.uuid)).union(container.deleted)
+        let pairs: [(String, HealthStore, RecordStore, HealthStore, RecordStore)] = [
+            ("watch → phone", sim.watchStore, sim.watch.records, sim.phoneStore, sim.phoneRecords),
+            ("phone → watch", sim.phoneStore, sim.phoneRecords, sim.watchStore, sim.watch.records),
+        ]
+        for (direction, fromStore, fromRecords, toStore, toRecords) in pairs {
+            var objects = toStore.workouts.map(\.uuid).filter { fromStore.isDeleted($0) }
+            for type in SampleType.allCases { objects += toStore.samples(type).map(\.uuid).filter { fromStore.isDeleted($0) } }
+            var records = toRecords.records.map(\.id).filter { fromRecords.isDeleted($0) }
+            if direction == "watch → phone" {
+                objects.removeAll { waiting.contains($0) }
+                records.removeAll { waiting.contains($0) }
+            }
+            if !(objects.isEmpty && records.isEmpty) {
+                left.append("\(direction): \(objects.count) object(s), \(records.count) record(s) deleted on one side are still on the other"
+                            + ((objects.first ?? records.first).map { " (e.g. \($0.text))" } ?? ""))
+            }
+        }
+        return left
+    }
+
     /// The verdicts for `run` (with the nemesis), given `calm`, the fault-free run.
     public static func check(_ run: Simulator, calm: Simulator) -> [Verdict] {
         var verdicts: [Verdict] = []
@@ -76,12 +125,17 @@ public enum Invariants {
                 if Set(samples.map(\.uuid)).count != samples.count { resurrected.append("\(node): a \(type.rawValue) sample stored twice") }
             }
         }
+        resurrected += resurrections(in: run.events)
         verdict("deleted objects never come back; nothing is stored twice", resurrected, "none")
 
         // Nothing lost: what each side made reaches the other, if the fault-free run got there too.
         let calmMissing = converged(calm)
         verdict("nothing lost: what each side made before the nemesis ended reached the other", calmMissing.isEmpty ? converged(run) : [],
                 calmMissing.isEmpty ? "converged" : "the fault-free run does not converge by the end either (\(calmMissing.joined(separator: "; "))); not checked")
+        // Deletes propagate: what one side deleted is gone from the other by the end.
+        let calmLeft = unpropagated(calm)
+        verdict("deletes propagate: what one side deleted is gone from the other", calmLeft.isEmpty ? unpropagated(run) : [],
+                calmLeft.isEmpty ? "yes" : "the fault-free run leaves deleted objects on the other side too (\(calmLeft.joined(separator: "; "))); not checked")
         // Messages made before the horizon are acknowledged by the end (later ones may be in flight).
         let stale = { (sim: Simulator) in NodeName.allCases.compactMap { node in sim.oldestPending(node).flatMap { $0 < horizon(sim) ? (node, $0) : nil } } }
         let calmAcknowledged = stale(calm).isEmpty

@@ -130,7 +130,7 @@ struct CrashSimulationTests {
     /// Clean channels, one workout every 5 minutes: the phone's next turn after 9 min is the
     /// second workout arriving (10:01).
     static let phoneKilledAt9m = "  - { at: 9m, phone: \"kill-node --mid-turn\" }"
-    static func midTurn(_ extra: String) throws -> Scenario {
+    static func midTurn(_ extra: String, partitions: String = "[]") throws -> Scenario {
         try ScenarioLoader.parse(yaml: """
             name: mid-turn
             duration: 40m
@@ -143,6 +143,7 @@ struct CrashSimulationTests {
               channels:
                 healthkit: { latency: { constant: 1s } }
                 cloudkit: { latency: { constant: 2s }, exportInterval: 5s }
+              partitions: \(partitions)
               watch:
                 heartRate: { restingInterval: off }
             timeline:
@@ -180,6 +181,40 @@ struct CrashSimulationTests {
         let watchKills = run.events.filter { $0.name == "node.killed" && $0.node == .watch }
         #expect(watchKills.count == 1 && watchKills.first?.at == .zero + .minutes(9) + .seconds(30) && watchKills.first?["midTurn"] == nil)
         #expect(run.phoneStore.workouts.count == 4)
+    }
+
+    @Test("a deleted object saved again is caught at the moment it happens, even if deleted again by the end")  // R: V3
+    func resurrectionDuringRun() {
+        let t = EmulatedInstant.zero
+        let events = [
+            Event(at: t + .minutes(1), node: .phone, .hkSaved, fields: ["kind": "workout", "uuid": "A"]),
+            Event(at: t + .minutes(2), node: .phone, .hkDeleted, fields: ["uuid": "A", "type": "workout"]),
+            Event(at: t + .minutes(3), node: .watch, .hkSaved, fields: ["kind": "workout", "uuid": "A"]), // the other node: its own store
+            Event(at: t + .minutes(4), node: .phone, .recordDeleted, fields: ["id": "R"]),
+            Event(at: t + .minutes(5), node: .phone, .hkSaved, fields: ["kind": "workout", "uuid": "A"]),
+            Event(at: t + .minutes(6), node: .phone, .recordSaved, fields: ["id": "R"]),
+            Event(at: t + .minutes(7), node: .phone, .hkDeleted, fields: ["uuid": "A", "type": "workout"]),
+        ]
+        #expect(Invariants.resurrections(in: events) == [
+            "phone: A deleted, then saved again at 00:05:00.000", "phone: R deleted, then saved again at 00:06:00.000",
+        ])
+        #expect(Invariants.resurrections(in: Array(events.prefix(4))).isEmpty)
+    }
+
+    @Test("a deletion that never reaches the other side is reported; one that does is not")  // R: V3
+    func deletesPropagate() throws {
+        let stream = """
+              - { at: 9m, phone: delete-workout latest }
+            """
+        var propagated = Simulator(try Self.midTurn(stream))
+        propagated.run()
+        #expect(propagated.events.contains { $0.name == "hk.deleted" && $0.node == .watch })
+        #expect(Invariants.unpropagated(propagated).isEmpty)
+        // Both channels cut from before the delete to the end.
+        var cut = Simulator(try Self.midTurn(stream, partitions: "[{ from: 8m30s, to: 2h }]"))
+        cut.run()
+        let left = Invariants.unpropagated(cut)
+        #expect(left.count == 1 && left[0].hasPrefix("phone → watch: 1 object(s), 1 record(s) deleted on one side are still on the other"), "\(left)")
     }
 
     @Test("the invariants catch a phone that forgets what it acknowledged")  // R: V3
