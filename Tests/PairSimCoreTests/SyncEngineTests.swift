@@ -196,19 +196,18 @@ struct SyncEngineTests {
         #expect(pair.phone.counters(.healthkit).duplicatesDropped > 0)
     }
 
-    @Test("while the acking side's channel is partitioned its acks are dropped, not held")  // R: S5
-    func acksDroppedInPartition() {
+    @Test("a partition cuts both ways: what reaches a node whose side is cut is dropped unread, and comes again after")  // R: S5
+    func partitionDropsInbound() {
         var pair = EnginePair()
         let sent = pair.send(t0)
         _ = pair.phone.setPartition(.healthkit, reason: "offline", true, now: t0)
-        let first = pair.toPhone(sent, now: t0)
-        #expect(first.applied == [1])
-        #expect(first.acks.isEmpty)
-        #expect(pair.acksLost == 1)
+        let (inbound, actions) = pair.phone.receive(frames: EnginePair.frames(sent[0]), now: t0)
+        #expect(inbound == .unreachable)
+        #expect(actions.frames.isEmpty && actions.events.map(\.name) == ["sync.dropped"])
         _ = pair.phone.setPartition(.healthkit, reason: "offline", false, now: t0)
         let retransmitted = pair.watch.advance(to: pair.watch.nextDeadline!).frames
         let second = pair.toPhone(retransmitted, now: t0 + .seconds(2))
-        #expect(second.applied.isEmpty)
+        #expect(second.applied == [1])
         _ = pair.toWatch(second.acks, now: t0 + .seconds(2))
         #expect(pair.watch.pending(.healthkit) == 0)
     }

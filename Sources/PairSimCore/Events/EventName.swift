@@ -78,6 +78,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case syncHeld = "sync.held"
     case syncRetransmit = "sync.retransmit"
     case syncAckLost = "sync.ack.lost"
+    case syncDropped = "sync.dropped"
     case syncAcked = "sync.acked"
     case syncReceived = "sync.received"
     case syncDuplicate = "sync.duplicate"

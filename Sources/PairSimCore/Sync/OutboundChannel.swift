@@ -162,12 +162,11 @@ struct OutboundChannel: Sendable {
     }
 
     /// An acknowledgement this node sends for the peer's messages on the channel crosses the same
-    /// link as data: while the channel is partitioned, or with probability `loss`, it is lost
-    /// (`sync.ack.lost`); the peer retransmits and the duplicate is acknowledged again.
+    /// link as data: with probability `loss` it is lost (`sync.ack.lost`); the peer retransmits
+    /// and the duplicate is acknowledged again. (While the channel is partitioned nothing arrives
+    /// to acknowledge: `SyncEngine.receive` drops it.)
     mutating func acknowledgement(_ frame: WireFrame, upTo: UInt64, now: EmulatedInstant) -> NodeAction {
-        if isPartitioned(at: now) || ackRandom.chance(config.loss(at: now)) {
-            return event(.syncAckLost, now, ["upTo": .int(Int64(upTo)), "reason": .string(isPartitioned(at: now) ? "partition" : "loss")])
-        }
+        if ackRandom.chance(config.loss(at: now)) { return event(.syncAckLost, now, ["upTo": .int(Int64(upTo))]) }
         return .publish(frame)
     }
 

@@ -20,6 +20,13 @@ extension SyncEngine {
             let error = WireError(.badEnvelope, "envelope.from is \(envelope.from): a \(node) node accepts only its peer's messages")
             return (.rejected(error), [reject(error, topic: envelope.topic, bytes: frameBytes, now: now)])
         }
+        // A partition cuts both ways: what reaches a node whose side of the channel is cut (its own
+        // out-of-range or offline) did not, as far as that node can tell.
+        if let channel = envelope.channel, outbound[channel]!.isPartitioned(at: now) {
+            return (.unreachable, [.emit(Event(at: now, node: node, .syncDropped, fields: [
+                "channel": .string(channel.rawValue), "kind": .string(envelope.kind.rawValue), "seq": .int(Int64(envelope.seq)),
+            ]))])
+        }
         switch envelope.kind {
         case .hello:
             do throws(DecodeError) {

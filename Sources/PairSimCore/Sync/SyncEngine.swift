@@ -11,6 +11,9 @@ public struct SyncEngine: Sendable {
         case ack
         /// The peer announced itself; everything unacknowledged goes again (the actions returned).
         case hello
+        /// Arrived while this node's side of its channel is partitioned (out of range, offline):
+        /// dropped unread, as if it never came — the sender retransmits; `sync.dropped` says so.
+        case unreachable
         /// Refused; a `wire.rejected` event says why.
         case rejected(WireError)
     }
