@@ -18,18 +18,26 @@ struct SwarmBench: ParsableCommand {
         let bin = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).deletingLastPathComponent().path
         let scenario = "Topologies/scenarios/week-of-normal-life.yaml"
         report("== swarm benchmark (release build, \(scenario), \(seeds) seeds with the nemesis, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
-        var rates: [Double] = []
-        for index in 1...runs {
-            let (status, output) = try ChildProcess.run(bin + "/topology", ["swarm", scenario, "--seeds", String(seeds), "--from", String(index * 100_000), "--nemesis"])
+        // Baseline, same run: the same seeds without the nemesis — one simulated week per seed, no
+        // fault-free twin, no invariants — the floor a nemesis seed (two weeks and a check) sits on.
+        func swarm(_ index: Int, nemesis: Bool) throws -> Double {
+            let (status, output) = try ChildProcess.run(bin + "/topology", ["swarm", scenario, "--seeds", String(seeds), "--from", String(index * 100_000)]
+                                                        + (nemesis ? ["--nemesis"] : []))
             guard status == 0, let line = output.split(separator: "\n").last(where: { $0.hasPrefix("swarm ") }),
                   let open = line.range(of: "s ("), let close = line.range(of: " seeds/s") else {
                 throw BenchError("topology swarm failed (status \(status)):\n\(output.suffix(2_000))")
             }
-            let rate = Double(line[open.upperBound..<close.lowerBound]) ?? 0
-            rates.append(rate)
             report("run \(index): \(line)")
+            return Double(line[open.upperBound..<close.lowerBound]) ?? 0
         }
-        let median = percentile(rates, 0.5)
-        report("median \(format(median, 1)) week-long seeds/s with the nemesis (goal ≥ 100): \(format(10_000 / median, 0)) s for 10,000 seeds")
+        var rates: [Double] = [], plain: [Double] = []
+        for index in 1...runs {
+            plain.append(try swarm(index, nemesis: false))
+            rates.append(try swarm(index, nemesis: true))
+        }
+        let median = percentile(rates, 0.5), baseline = percentile(plain, 0.5)
+        report("baseline: median \(format(baseline, 1)) seeds/s without the nemesis (one simulated week per seed)")
+        report("median \(format(median, 1)) week-long seeds/s with the nemesis (goal ≥ 100): \(format(10_000 / median, 0)) s for 10,000 seeds; "
+               + "\(format(median / baseline, 2))× the baseline")
     }
 }
