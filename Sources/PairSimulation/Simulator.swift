@@ -239,8 +239,10 @@ public struct Simulator {
         return true
     }
 
-    /// Performs a turn's actions: persist (committed to the node's image, as the node loop
-    /// commits to SQLite; the small values at a kill, see `commitValues`), then publish and emit.
+    /// Performs a turn's actions in the drivers' order (`carryOut`): persist (committed to the
+    /// node's image, as the node loop commits to SQLite; the small values at a kill, see
+    /// `commitValues`), then publish and emit. A node killed `--mid-turn` commits its values with
+    /// each turn, and dies right after the first commit or frame of this one.
     mutating func perform(_ actions: [NodeAction], from node: NodeName) {
         guard !actions.isEmpty else { return }
         let dies = dying.contains(node)
