@@ -84,7 +84,7 @@ let package = Package(
             ]
         ),
         // Benchmarks (scripts/bench.sh): a C reference loop and the bench driver.
-        .target(name: "CBenchKernels"),
+        .target(name: "CBenchKernels", dependencies: ["CZeroMQ"]),
         .executableTarget(
             name: "pairsim-bench",
             dependencies: [
