@@ -52,6 +52,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Apple Health exports: the synthetic export generator (docs/HEALTH-EXPORT.md).
+        .target(name: "PairSimHealthExport", dependencies: ["PairSimCore"]),
         // Judging a scenario run, whichever driver played it: expectations, outcomes, reports,
         // charts, JUnit and traces. The real-process runtime and the simulator both use it.
         .target(name: "PairSimScenario", dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit"]),
@@ -79,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "topology",
             dependencies: [
-                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimApps",
+                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimApps", "PairSimHealthExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -100,6 +102,7 @@ let package = Package(
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit"]),
+        .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "ZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
