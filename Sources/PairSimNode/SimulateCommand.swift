@@ -57,9 +57,9 @@ public struct SimulateCommand: ParsableCommand {
             length = parsed
         }
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
-        let nemesis = scenario.nemesisPlayed(flag: self.nemesis) != nil
-        var simulator = Simulator(scenario: scenario, app: registration, seed: seed, duration: length,
-                                  nemesis: scenario.nemesisPlayed(flag: nemesis))
+        let spec = scenario.nemesisPlayed(flag: self.nemesis)
+        let nemesis = spec != nil
+        var simulator = Simulator(scenario: scenario, app: registration, seed: seed, duration: length, nemesis: spec)
         let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
         let total = Double(simulator.duration.milliseconds)
         simulator.run(progress: showProgress ? { now in

@@ -92,6 +92,9 @@ public struct SwarmCommand: ParsableCommand {
         "topology simulate \(file) --seed \(seed)" + (nemesis ? " --nemesis" : "") + (app.map { " --app \($0)" } ?? "")
     }
 
+    /// True when the seeds play a nemesis: `--nemesis`, or the scenario's `nemesis:` key.
+    func playsNemesis(_ scenario: Scenario) -> Bool { scenario.nemesisPlayed(flag: nemesis) != nil }
+
     func coordinate(_ scenario: Scenario) throws {
         let started = ContinuousClock.now
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, seeds)
@@ -135,7 +138,7 @@ public struct SwarmCommand: ParsableCommand {
         let elapsed = ContinuousClock.now - started
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let missing = seeds - all.count
-        print("swarm \(scenario.name)\(scenario.nemesisPlayed(flag: nemesis) != nil ? " --nemesis" : ""): \(all.count) seed(s) from \(from) in \(String(format: "%.1f", wall)) s "
+        print("swarm \(scenario.name)\(playsNemesis(scenario) ? " --nemesis" : ""): \(all.count) seed(s) from \(from) in \(String(format: "%.1f", wall)) s "
               + "(\(String(format: "%.1f", Double(all.count) / max(wall, 0.001))) seeds/s, \(workers) worker(s)): "
               + "\(failing.count) failed" + (missing > 0 ? ", \(missing) not run" : ""))
         if let junit { try writeJUnit(all, scenario: scenario, to: junit) }
@@ -148,7 +151,7 @@ public struct SwarmCommand: ParsableCommand {
             let verdicts = (result["verdicts"]?.arrayValue ?? []).map {
                 Verdict(passed: $0["passed"] == .bool(true), label: $0["label"]?.stringValue ?? "", detail: $0["detail"]?.stringValue ?? "")
             }
-            let outcome = ScenarioOutcome(scenario: scenario.name, mode: scenario.nemesisPlayed(flag: nemesis) != nil ? "swarm --nemesis" : "swarm", seed: seed, duration: scenario.duration,
+            let outcome = ScenarioOutcome(scenario: scenario.name, mode: playsNemesis(scenario) ? "swarm --nemesis" : "swarm", seed: seed, duration: scenario.duration,
                                           events: [], verdicts: verdicts, failedCommands: (result["failedCommands"]?.arrayValue ?? []).compactMap(\.stringValue),
                                           charts: [])
             return JUnitReport.Suite(outcome: outcome, file: file, reproduce: reproduce(seed), wallSeconds: result["wall"]?.doubleValue ?? 0)

@@ -149,9 +149,6 @@ struct OutboxRow: SnakeCaseRecord {
     var saved: Int64?
     var deleted: Int64?
 
-    /// The summary fields, in the order events show them.
-    static let countFields = ["workouts", "workout", "samples", "saved", "deleted"]
-
     init(_ channel: Channel, _ record: OutboxRecord) throws {
         (self.channel, seq, kind, topic) = (channel.rawValue, Int64(record.seq), record.kind.rawValue, record.frame.topic)
         (payload, createdAt) = (Data(record.frame.payload), record.createdAt.milliseconds)
