@@ -28,17 +28,30 @@ public enum Invariants {
     /// before it must have reached the other side by the end, after the quiet `Nemesis.settle`.
     static func horizon(_ sim: Simulator) -> EmulatedInstant { .zero + .milliseconds(sim.scenarioLength.milliseconds * 9 / 10) }
 
+    /// One way between the nodes: where objects come from (made there by `source`) and go to.
+    /// `toPhone`: the phone may hold what arrived, waiting for unlock or for the app to run.
+    struct Direction {
+        var name: String
+        var fromStore: HealthStore, fromRecords: RecordStore, source: ObjectSource
+        var toStore: HealthStore, toRecords: RecordStore
+        var toPhone: Bool
+    }
+
+    static func directions(_ sim: Simulator) -> [Direction] {
+        [Direction(name: "watch → phone", fromStore: sim.watchStore, fromRecords: sim.watch.records, source: .watchApp,
+                   toStore: sim.phoneStore, toRecords: sim.phoneRecords, toPhone: true),
+         Direction(name: "phone → watch", fromStore: sim.phoneStore, fromRecords: sim.phoneRecords, source: .phoneApp,
+                   toStore: sim.watchStore, toRecords: sim.watch.records, toPhone: false)]
+    }
+
     /// What each side made before the horizon and the other side lacks (and did not delete).
     static func converged(_ sim: Simulator) -> [String] {
         var missing: [String] = []
-        let pairs: [(String, HealthStore, RecordStore, HealthStore, RecordStore, ObjectSource)] = [
-            ("watch → phone", sim.watchStore, sim.watch.records, sim.phoneStore, sim.phoneRecords, .watchApp),
-            ("phone → watch", sim.phoneStore, sim.phoneRecords, sim.watchStore, sim.watch.records, .phoneApp),
-        ]
-        for (direction, fromStore, fromRecords, toStore, toRecords, source) in pairs {
-            let own = stores(fromStore, fromRecords, source: source, horizon: horizon(sim))
+        for way in directions(sim) {
+            let (direction, toStore, toRecords) = (way.name, way.toStore, way.toRecords)
+            let own = stores(way.fromStore, way.fromRecords, source: way.source, horizon: horizon(sim))
             var there = stores(toStore, toRecords)
-            if direction == "watch → phone" {
+            if way.toPhone {
                 // Arrived at the phone, waiting for unlock or for the app to run: not lost.
                 let (held, container) = sim.phoneWaiting
                 there.workouts.formUnion(held.workouts.map(\.uuid))
@@ -85,20 +98,17 @@ public enum Invariants {
         var left: [String] = []
         let (held, container) = sim.phoneWaiting
         let waiting = Set(held.deleted.map(\.uuid)).union(container.deleted)
-        let pairs: [(String, HealthStore, RecordStore, HealthStore, RecordStore)] = [
-            ("watch → phone", sim.watchStore, sim.watch.records, sim.phoneStore, sim.phoneRecords),
-            ("phone → watch", sim.phoneStore, sim.phoneRecords, sim.watchStore, sim.watch.records),
-        ]
-        for (direction, fromStore, fromRecords, toStore, toRecords) in pairs {
-            var objects = toStore.workouts.map(\.uuid).filter { fromStore.isDeleted($0) }
-            for type in SampleType.allCases { objects += toStore.samples(type).map(\.uuid).filter { fromStore.isDeleted($0) } }
-            var records = toRecords.records.map(\.id).filter { fromRecords.isDeleted($0) }
-            if direction == "watch → phone" {
+        for way in directions(sim) {
+            let deleted = { way.fromStore.isDeleted($0) }
+            var objects = way.toStore.workouts.map(\.uuid).filter(deleted)
+            for type in SampleType.allCases { objects += way.toStore.samples(type).map(\.uuid).filter(deleted) }
+            var records = way.toRecords.records.map(\.id).filter { way.fromRecords.isDeleted($0) }
+            if way.toPhone {
                 objects.removeAll { waiting.contains($0) }
                 records.removeAll { waiting.contains($0) }
             }
             if !(objects.isEmpty && records.isEmpty) {
-                left.append("\(direction): \(objects.count) object(s), \(records.count) record(s) deleted on one side are still on the other"
+                left.append("\(way.name): \(objects.count) object(s), \(records.count) record(s) deleted on one side are still on the other"
                             + ((objects.first ?? records.first).map { " (e.g. \($0.text))" } ?? ""))
             }
         }
