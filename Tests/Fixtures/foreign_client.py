@@ -76,9 +76,17 @@ def wait_for_ack(topic, stream, up_to, seconds=10):
     return None
 
 
-# The slow joiner: our SUB may connect after the phone's first acks; hello asks for nothing of
-# ours, so wait a moment for the SUB to be connected before publishing.
-time.sleep(0.5)
+def send_until_acknowledged(topic, message, ack_topic, seconds=10):
+    """PROTOCOL.md: a sender retransmits until acknowledged. Our SUB may join after the phone's
+    first ack went out (the slow joiner), so the first message goes again until its ack is seen."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        send(topic, message)
+        ack = wait_for_ack(ack_topic, message["stream"], message["seq"], seconds=0.5)
+        if ack is not None:
+            return ack
+    return None
+
 
 workout_id = "6F1C2B7E-0D8A-4C55-9E3B-2A1D4C5E6F70"
 workout = {"uuid": workout_id, "activity": "running", "start": 0, "end": 1800000,
@@ -87,8 +95,7 @@ uuids = ["6F1C2B7E-0D8A-4C55-9E3B-%012X" % n for n in range(100)]
 series = {"type": "heartRate", "source": "watch-app", "uuids": ",".join(uuids),
           "start": [5000 * n for n in range(100)], "value": [100 + n % 50 for n in range(100)]}
 objects = envelope("healthkit", "objects", "py.hk", 1, {"workouts": [workout], "series": [series]})
-send("hk.objects", objects)
-ack = wait_for_ack("ack.hk", "py.hk", 1)
+ack = send_until_acknowledged("hk.objects", objects, "ack.hk")
 check(ack is not None and ack["from"] == "phone" and ack["seq"] == 0, "hk.objects seq 1 acknowledged (ack.hk, upTo ≥ 1)")
 
 record = {"id": "7A2D3C8F-1E9B-4D66-AF4C-3B2E5D6F7081", "exercise": "Running", "start": 0, "duration": 1800000,
