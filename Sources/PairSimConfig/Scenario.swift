@@ -138,7 +138,8 @@ extension TimelineEntry {
 
     /// `kill-node --mid-turn`: the process dies in the middle of its next turn (docs/SCENARIOS.md).
     public var killsMidTurn: Bool {
-        driverCommand == .killNode && (try? ParsedCommand(parsing: command))?.options["mid-turn"] == "true"
+        guard let parsed = try? ParsedCommand(parsing: command) else { return false }
+        return parsed.verb == DriverCommand.killNode.rawValue && parsed.options["mid-turn"] == "true"
     }
 }
 

@@ -23,9 +23,9 @@ extension SyncEngine {
         // A partition cuts both ways: what reaches a node whose side of the channel is cut (its own
         // out-of-range or offline) did not, as far as that node can tell.
         if let channel = envelope.channel, outbound[channel]!.isPartitioned(at: now) {
-            return (.unreachable, [.emit(Event(at: now, node: node, .syncDropped, fields: [
-                "channel": .string(channel.rawValue), "kind": .string(envelope.kind.rawValue), "seq": .int(Int64(envelope.seq)),
-            ]))])
+            return (.unreachable, [outbound[channel]!.event(.syncDropped, now, [
+                "kind": .string(envelope.kind.rawValue), "seq": .int(Int64(envelope.seq)),
+            ])])
         }
         switch envelope.kind {
         case .hello:
