@@ -5,7 +5,6 @@ import PairSimKit
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
-@testable import PairSimScenario
 
 /// The simulator runs the whole program, crashes included (R: V1–V3).
 @Suite("Simulation with crashes and a nemesis")

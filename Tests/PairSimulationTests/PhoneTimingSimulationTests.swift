@@ -3,7 +3,6 @@ import PairSimCore
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
-@testable import PairSimScenario
 
 /// Timing behaviour the end-to-end tests used to check with sleeps on real processes, checked in
 /// virtual time instead, where a window is exact and a busy machine cannot move it (R: V1).
