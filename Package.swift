@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "PairSimRuntime",
             dependencies: [
-                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "ZeroMQ",
+                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -52,14 +52,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Apple Health exports: the synthetic export generator (docs/HEALTH-EXPORT.md).
-        .target(name: "PairSimHealthExport", dependencies: ["PairSimCore"]),
+        // Apple Health exports are read with libxml2's SAX parser (Debian's libxml2-dev; Foundation's
+        // XMLParser on Linux crashes on the export's DTD) and, zipped, with libarchive (libarchive-dev).
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0"),
+        .systemLibrary(name: "CArchive", path: "Sources/CArchive"),
+        // Apple Health exports: the synthetic export generator and the reader behind import-health
+        // (docs/HEALTH-EXPORT.md).
+        .target(name: "PairSimHealthExport", dependencies: ["PairSimCore", "CLibXML2", "CArchive"]),
         // Judging a scenario run, whichever driver played it: expectations, outcomes, reports,
         // charts, JUnit and traces. The real-process runtime and the simulator both use it.
         .target(name: "PairSimScenario", dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit"]),
         .target(
             name: "PairSimulation",
-            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", "PairSimScenario",
+            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", "PairSimScenario", "PairSimHealthExport",
                            .product(name: "Collections", package: "swift-collections")]
         ),
         // The commands that need both drivers (`simulate`, `swarm`) and a developer's node `main`.
@@ -101,7 +106,7 @@ let package = Package(
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit"]),
+        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport"]),
         .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "ZeroMQ"]),
     ],

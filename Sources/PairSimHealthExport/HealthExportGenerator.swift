@@ -62,7 +62,7 @@ public struct HealthExportGenerator {
 
     public init(_ options: Options) {
         self.options = options
-        firstDay = Self.daysFromCivil(options.start.year, options.start.month, options.start.day)
+        firstDay = CivilDate.days(options.start.year, options.start.month, options.start.day)
         let minutes = abs(options.utcOffsetMinutes)
         offset = (options.utcOffsetMinutes < 0 ? "-" : "+") + Self.pad(minutes / 60, 2) + Self.pad(minutes % 60, 2)
     }
@@ -219,7 +219,7 @@ public struct HealthExportGenerator {
 
     func activitySummary(_ day: Int, _ out: inout ExportOut, _ counts: inout Counts) throws {
         var random = random("summary", day)
-        let (y, m, d) = Self.civil(firstDay + Int64(day))
+        let (y, m, d) = CivilDate.date(firstDay + Int64(day))
         try out.put(" <ActivitySummary dateComponents=\"\(y)-\(Self.pad(m, 2))-\(Self.pad(d, 2))\" activeEnergyBurned=\"\(Self.number((random.uniform(250, 750) * 1_000).rounded() / 1_000))\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"\(Int(random.uniform(5, 70)))\" appleExerciseTimeGoal=\"30\" appleStandHours=\"\(Int(random.uniform(6, 14)))\" appleStandHoursGoal=\"12\"/>\n")
         counts.activitySummaries += 1
     }

@@ -1,6 +1,7 @@
 import Collections
 import PairSimConfig
 import PairSimCore
+import PairSimHealthExport
 import PairSimKit
 import PairSimScenario
 
@@ -73,7 +74,7 @@ public struct Simulator {
         self.topology = topology
         self.seed = topology.seed
         self.duration = nemesis != nil || settled ? length + Nemesis.settle : length
-        watch = WatchModel(topology: topology, boot: "sim")
+        watch = WatchModel(topology: topology, boot: "sim", exports: HealthExportReader.opener)
         self.app = app
         phone = PhoneNode(topology: topology, boot: "sim", app: app)
         let drawn = nemesis.map { Nemesis.draw($0, seed: topology.seed, duration: length) } ?? []
@@ -204,7 +205,7 @@ public struct Simulator {
         guard down.contains(node) else { return }
         down.remove(node)
         switch node {
-        case .watch: watch = WatchModel(topology: topology, boot: "sim.\(kills[node]! + 1)")
+        case .watch: watch = WatchModel(topology: topology, boot: "sim.\(kills[node]! + 1)", exports: HealthExportReader.opener)
         case .phone: phone = PhoneNode(topology: topology, boot: "sim.\(kills[node]! + 1)", app: app)
         }
         guard boot(node, from: images[node]!.load()) else { return }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PairSimCore
 import PairSimHealthExport
 
 /// `topology make-health-export`: a synthetic Apple Health export (docs/HEALTH-EXPORT.md, R: E2).
@@ -34,7 +35,7 @@ struct MakeHealthExport: ParsableCommand {
         let parts = start.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
         guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1900...2200).contains(y), (1...12).contains(m),
               (1...31).contains(d), start.count == 10,
-              HealthExportGenerator.civil(HealthExportGenerator.daysFromCivil(y, m, d)) == (y, m, d) else {
+              CivilDate.isValid(y, m, d) else {
             throw ValidationError("--start must be a date like 2024-01-01, got \"\(start)\"")
         }
         return (y, m, d)

@@ -1,4 +1,5 @@
 import Foundation
+import PairSimCore
 @testable import PairSimHealthExport
 import Testing
 
@@ -93,12 +94,12 @@ struct HealthExportGeneratorTests {
     @Test("calendar dates across month, leap-day and year ends")  // R: E2
     func calendar() {
         for (y, m, d) in [(1970, 1, 1), (2024, 2, 28), (2024, 2, 29), (2024, 3, 1), (2024, 12, 31), (2025, 1, 1), (2100, 3, 1)] {
-            let days = HealthExportGenerator.daysFromCivil(y, m, d)
-            let back = HealthExportGenerator.civil(days)
+            let days = CivilDate.days(y, m, d)
+            let back = CivilDate.date(days)
             #expect(back.0 == y && back.1 == m && back.2 == d)
         }
-        #expect(HealthExportGenerator.daysFromCivil(2024, 3, 1) - HealthExportGenerator.daysFromCivil(2024, 2, 28) == 2)
-        #expect(HealthExportGenerator(.init(days: 1, seed: 1)).date(HealthExportGenerator.daysFromCivil(2024, 2, 29) * 86_400 + 3_661)
+        #expect(CivilDate.days(2024, 3, 1) - CivilDate.days(2024, 2, 28) == 2)
+        #expect(HealthExportGenerator(.init(days: 1, seed: 1)).date(CivilDate.days(2024, 2, 29) * 86_400 + 3_661)
                 == "2024-02-29 01:01:01 +0000")
     }
 }

@@ -16,6 +16,11 @@ public enum EventName: String, CaseIterable, Sendable {
     case workoutRecovered = "workout.recovered"
     case sampleWritten = "sample.written"
     case samplesWritten = "samples.written"
+    // Apple Health export import (watch)
+    case importStarted = "import.started"
+    case importChecked = "import.checked"
+    case importFinished = "import.finished"
+    case importFailed = "import.failed"
     // Stores
     case hkSaved = "hk.saved"
     case hkDeleted = "hk.deleted"

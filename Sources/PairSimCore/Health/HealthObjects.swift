@@ -33,6 +33,14 @@ public struct ObjectSource: Hashable, Sendable, CustomStringConvertible {
                                              $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self)) }
     }
 
+    /// A source name cut to at most 24 bytes at a character boundary (an Apple Health export's
+    /// `sourceName`, e.g. `Kim’s Apple Watch`, can be longer).
+    public init(truncating name: String) {
+        var cut = ""
+        for character in name where cut.utf8.count + character.utf8.count <= Self.maxNameBytes { cut.append(character) }
+        self.init(name: cut.isEmpty ? "unknown" : cut)
+    }
+
     /// A source name from the wire: nil when empty or longer than 24 bytes.
     public static func parse(_ name: String) -> ObjectSource? {
         guard !name.isEmpty, name.utf8.count <= maxNameBytes, !name.utf8.contains(0) else { return nil }

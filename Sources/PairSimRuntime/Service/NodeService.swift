@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PairSimCore
+import PairSimHealthExport
 import PairSimKit
 import ServiceLifecycle
 
@@ -80,7 +81,7 @@ public enum NodeRunner {
     /// The core model for `options.node`.
     @Sendable public static func makeModel(_ options: NodeOptions, boot: String) -> any NodeModel {
         switch options.node {
-        case .watch: WatchModel(topology: options.topology, boot: boot)
+        case .watch: WatchModel(topology: options.topology, boot: boot, exports: HealthExportReader.opener)
         case .phone: PhoneNode(topology: options.topology, boot: boot, app: options.app!)
         }
     }

@@ -57,6 +57,13 @@ public struct HealthStore: Hashable, Sendable {
     public var workoutCount: Int { workoutsByID.count }
     public var sampleCount: Int { sampleIDs.count }
     public func sampleCount(_ type: SampleType) -> Int { samplesByType[type].count }
+    /// Objects held by type name (`heartRate`, …, `workout`), for `status --json`.
+    public var countsJSON: JSON {
+        var counts: JSONObject = [:]
+        for type in SampleType.allCases { counts.append(type.rawValue, .int(Int64(sampleCount(type)))) }
+        counts.append("workout", .int(Int64(workoutCount)))
+        return .object(counts)
+    }
 
     /// Saves new objects; objects already here or deleted earlier are ignored (idempotent by UUID).
     public mutating func save(workouts: [Workout], samples: [HealthSample]) -> (SaveResult, [PersistOp]) {

@@ -8,7 +8,7 @@ extension PhonePlatform {
         object.append("observers", .array(observerQueries.map { .string($0.type.name) }))
         object.append("stores", .object([
             "workouts": .int(Int64(store.workoutCount)), "samples": .int(Int64(store.sampleCount)),
-            "tombstones": .int(Int64(store.tombstones.count)), "records": .int(Int64(records.count)),
+            "byType": store.countsJSON, "tombstones": .int(Int64(store.tombstones.count)), "records": .int(Int64(records.count)),
             "heldUntilUnlock": .int(Int64(lockBuffer.itemCount)),
             "waitingInCloudKit": .int(Int64(container.saved.count + container.deleted.count)),
         ]))

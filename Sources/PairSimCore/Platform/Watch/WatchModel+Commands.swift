@@ -15,6 +15,8 @@ extension WatchModel {
                     "save a sample now: hrv, rhr, sleep <stage>, steps, weight, bodyfat (0–1), bmi, hr, energy"),
         CommandSpec("write-samples", "<type> <count> [--every D]",
                     "save <count> samples of a type at once, one per D (default 1s) ending now, and sync them (bulk load, benchmarks)"),
+        CommandSpec("import-health", "<path> [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--types hr,hrv,…,workout]",
+                    "import an Apple Health export (export.xml or the Health app's zip): checked whole first, then saved and synced in batches, its first day at emulated time 0; import.finished reports the end"),
         CommandSpec("out-of-range", "", "the phone is out of Bluetooth/Wi-Fi range: the healthkit channel stops"),
         CommandSpec("in-range", "", "back in range: held healthkit messages go"),
         CommandSpec("offline", "", "no network at all: both channels stop"),
@@ -78,6 +80,9 @@ extension WatchModel {
             case "write-samples":
                 try requireRoom()
                 return try writeSamples(args, now: now)
+            case "import-health":
+                try requireRoom()
+                return try importHealth(args, now: now)
             case "out-of-range", "in-range", "offline", "online":
                 try args.expect(0...0)
                 return partition(line.verb, now: now)
@@ -148,8 +153,9 @@ extension WatchModel {
         object.append("session", .object(session))
         object.append("workoutStream", plan.map { .object(["generated": .int(Int64($0.generated)), "remaining": .int(Int64($0.remaining))]) } ?? .null)
         object.append("bulkWrite", bulk.map { .object(["type": .string($0.type.rawValue), "done": .int(Int64($0.done)), "total": .int(Int64($0.total))]) } ?? .null)
+        object.append("healthImport", healthImport?.progressJSON ?? .null)
         object.append("stores", .object(["workouts": .int(Int64(store.workoutCount)), "samples": .int(Int64(store.sampleCount)),
-                                         "records": .int(Int64(records.count))]))
+                                         "byType": store.countsJSON, "records": .int(Int64(records.count))]))
         object.append("channels", sync.channelsJSON(now: now))
         object.append("rejected", sync.rejectedJSON)
         return object
@@ -164,6 +170,9 @@ extension WatchModel {
             lines.append("session: \(session.stateName)")
         }
         if let bulk { lines.append("bulk write: \(bulk.done) of \(bulk.total) \(bulk.type.rawValue) samples") }
+        if let job = healthImport {
+            lines.append("import-health \(job.request.path): \(job.phase.rawValue), \(job.done) entries read" + (job.phase == .importing ? " of \(job.total), \(job.saved) saved" : ""))
+        }
         if let plan {
             lines.append("workout stream: \(plan.generated) generated, \(plan.remaining) to go" + (plan.remaining > 0 ? ", next at \(plan.nextAt)" : ""))
         }

@@ -13,6 +13,7 @@ extension WatchModel {
             "cloudkit.export": exporter.json,
             "watch.plan": plan?.json ?? .null,
             "watch.bulk": bulk?.json ?? .null,
+            "watch.import": healthImport?.json ?? .null,
         ]
     }
 
@@ -28,6 +29,7 @@ extension WatchModel {
         if let export = values["cloudkit.export"] { try exporter.restore(export) }
         plan = values["watch.plan"].flatMap(WorkoutPlan.init(json:))
         bulk = values["watch.bulk"].flatMap(BulkWrite.init(json:))
+        healthImport = values["watch.import"].flatMap(HealthImportJob.init(json:))
         restored = !state.isEmpty
     }
 }

@@ -24,13 +24,20 @@ public struct WatchModel: NodeModel {
     var plan: WorkoutPlan?
     /// A `write-samples` bulk write in progress.
     var bulk: BulkWrite?
+    /// An `import-health` in progress, and the file it reads (not persisted: reopened after a restart).
+    var healthImport: HealthImportJob?
+    var importReader: HealthImportReader?
+    /// Opens Apple Health exports for `import-health`; the driver sets it (nil: the command is refused).
+    public var exports: HealthExportOpener?
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
 
     /// Creates the watch for `topology`; `boot` must be unique per process start without restored state.
-    public init(topology: Topology, boot: String) {
+    /// `exports` opens Apple Health exports for `import-health` (without it the command is refused).
+    public init(topology: Topology, boot: String, exports: HealthExportOpener? = nil) {
         self.topology = topology
+        self.exports = exports
         seed = topology.seed(for: .watch)
         sync = SyncEngine(node: .watch, boot: boot, seed: seed, channels: topology.channels,
                           reliability: topology.reliability, limits: topology.wire)
@@ -48,7 +55,8 @@ public struct WatchModel: NodeModel {
         let healthRoom = sync.hasRoom(.healthkit), cloudRoom = sync.hasRoom(.cloudkit)
         return [sync.nextDeadline, cloudRoom ? exporter.nextExportAt : nil, nextRestingAt,
                 healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil,
-                healthRoom ? bulk.map { _ in EmulatedInstant.zero } : nil]
+                healthRoom ? bulk.map { _ in EmulatedInstant.zero } : nil,
+                healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil }]
             .compactMap { $0 }.min()
     }
 
@@ -69,6 +77,7 @@ public struct WatchModel: NodeModel {
         var actions = sync.advance(to: now)
         actions += runPlan(now: now)
         actions += continueBulkWrite(now: now)
+        actions += continueHealthImport(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.
@@ -130,11 +139,14 @@ public struct WatchCounters: Hashable, Sendable {
     public var failedFinishes = 0
     public var samplesWritten = 0
     public var recordsSaved = 0
+    /// Objects `import-health` saved (samples and workouts).
+    public var samplesImported = 0
 
     func json(sync: SyncEngine) -> JSONObject {
         var o: JSONObject = [
             "workouts": .int(Int64(workoutsFinished)), "failedFinishes": .int(Int64(failedFinishes)),
             "samples": .int(Int64(samplesWritten)), "records": .int(Int64(recordsSaved)),
+            "imported": .int(Int64(samplesImported)),
         ]
         for channel in Channel.allCases {
             let c = sync.counters(channel)

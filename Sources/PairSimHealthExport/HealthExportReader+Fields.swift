@@ -1,0 +1,158 @@
+import CLibXML2
+import Foundation
+import PairSimCore
+
+/// The export's spellings, read straight from libxml2's attribute bytes (no String per record:
+/// a five-year export has millions of records).
+extension HealthExportReader {
+    /// A SAX2 element's attributes: five pointers each (name, prefix, URI, value start, value end).
+    struct Attributes {
+        let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+        let count: Int
+
+        subscript(name: StaticString) -> UnsafeBufferPointer<UInt8>? {
+            guard let base else { return nil }
+            for index in 0..<count {
+                let at = base + index * 5
+                guard let attribute = at[0], strcmp(UnsafeRawPointer(attribute).assumingMemoryBound(to: CChar.self),
+                                                     UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0,
+                      let start = at[3], let end = at[4] else { continue }
+                return UnsafeBufferPointer(start: start, count: end - start)
+            }
+            return nil
+        }
+    }
+
+    static func equals(_ text: UnsafePointer<xmlChar>, _ name: StaticString) -> Bool {
+        strcmp(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+    }
+
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        bytes.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0
+    }
+
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        bytes.count == other.count && other.withUnsafeBufferPointer { memcmp(bytes.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
+    }
+
+    /// A number as a person writes it (`900`, `0.5`).
+    static func show(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Byte-wise `a < b` (dates as `YYYY-MM-DD` compare this way).
+    static func less(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        a.lexicographicallyPrecedes(b)
+    }
+
+    static let sampleTypes: [(StaticString, SampleType)] = [
+        ("HKQuantityTypeIdentifierHeartRate", .heartRate),
+        ("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", .heartRateVariabilitySDNN),
+        ("HKQuantityTypeIdentifierRestingHeartRate", .restingHeartRate),
+        ("HKCategoryTypeIdentifierSleepAnalysis", .sleepAnalysis),
+        ("HKQuantityTypeIdentifierStepCount", .stepCount),
+        ("HKQuantityTypeIdentifierBodyMass", .bodyMass),
+        ("HKQuantityTypeIdentifierBodyFatPercentage", .bodyFatPercentage),
+        ("HKQuantityTypeIdentifierBodyMassIndex", .bodyMassIndex),
+        ("HKQuantityTypeIdentifierActiveEnergyBurned", .activeEnergyBurned),
+    ]
+
+    static func sampleType(_ bytes: UnsafeBufferPointer<UInt8>) -> SampleType? {
+        sampleTypes.first { equals(bytes, $0.0) }?.1
+    }
+
+    static let sleepValues: [(StaticString, SleepStage)] = [
+        ("HKCategoryValueSleepAnalysisInBed", .inBed), ("HKCategoryValueSleepAnalysisAsleepUnspecified", .asleepUnspecified),
+        ("HKCategoryValueSleepAnalysisAsleep", .asleepUnspecified), ("HKCategoryValueSleepAnalysisAwake", .awake),
+        ("HKCategoryValueSleepAnalysisAsleepCore", .asleepCore), ("HKCategoryValueSleepAnalysisAsleepDeep", .asleepDeep),
+        ("HKCategoryValueSleepAnalysisAsleepREM", .asleepREM),
+    ]
+
+    static func sleepStage(_ bytes: UnsafeBufferPointer<UInt8>) -> SleepStage? {
+        sleepValues.first { equals(bytes, $0.0) }?.1
+    }
+
+    /// What a value in `unit` is multiplied by to be in the type's PairSim unit; nil: not converted.
+    static func unitFactor(_ type: SampleType, _ unit: UnsafeBufferPointer<UInt8>?) -> Double? {
+        guard let unit else { return nil }
+        for (name, factor) in type.exportUnitFactors where equals(unit, name) { return factor }
+        return nil
+    }
+
+    /// A decimal number (`72`, `0.215`, `1e3`), nothing else around it.
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard bytes.count > 0, bytes.count < 64 else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
+            let base = buffer.baseAddress!
+            memcpy(base, bytes.baseAddress!, bytes.count)
+            base[bytes.count] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtod(base, &end)
+            guard end == base + bytes.count, value.isFinite, !(bytes[0] == 0x20 || bytes[0] == 0x09) else { return nil }
+            return value
+        }
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss ±HHMM`: Unix ms, the local day's midnight (Unix ms) and the offset.
+    static func date(_ b: UnsafeBufferPointer<UInt8>) -> (unixMs: Int64, dayStart: Int64, offset: Int32)? {
+        guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20,
+              b[20] == 0x2B || b[20] == 0x2D else { return nil }
+        var bad = false
+        func digits(_ from: Int, _ count: Int) -> Int {
+            var value = 0
+            for index in from..<(from + count) {
+                let digit = Int(b[index]) - 48
+                if digit < 0 || digit > 9 { bad = true }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        let year = digits(0, 4), month = digits(5, 2), day = digits(8, 2)
+        let hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2)
+        let offsetHours = digits(21, 2), offsetMinutes = digits(23, 2)
+        guard !bad, (1...12).contains(month), day >= 1, day <= daysIn(month, year), hour < 24, minute < 60, second < 60,
+              offsetHours <= 14, offsetMinutes < 60 else { return nil }
+        let offset = Int32((offsetHours * 60 + offsetMinutes) * (b[20] == 0x2D ? -1 : 1))
+        let dayStart = CivilDate.days(year, month, day) * 86_400_000 - Int64(offset) * 60_000
+        return (dayStart + Int64(hour * 3_600 + minute * 60 + second) * 1_000, dayStart, offset)
+    }
+
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// `HKWorkoutActivityTypeRunning` → `running`; `…HighIntensityIntervalTraining` → `hiit`.
+    static func activity(_ type: String) -> String {
+        let prefix = "HKWorkoutActivityType"
+        guard type.hasPrefix(prefix), type.count > prefix.count else { return type }
+        let name = String(type.dropFirst(prefix.count))
+        if name == "HighIntensityIntervalTraining" { return "hiit" }
+        return name.prefix(1).lowercased() + name.dropFirst()
+    }
+}
+
+extension SampleType {
+    /// The export's `type` attribute for this type.
+    var exportName: String {
+        "\(HealthExportReader.sampleTypes.first { $0.1 == self }!.0)"
+    }
+
+    /// Units the export writes this type in, and the factor to PairSim's unit.
+    var exportUnitFactors: [(StaticString, Double)] {
+        switch self {
+        case .heartRate, .restingHeartRate: [("count/min", 1)]
+        case .heartRateVariabilitySDNN: [("ms", 1)]
+        case .sleepAnalysis: []
+        case .stepCount, .bodyMassIndex: [("count", 1)]
+        case .bodyMass: [("kg", 1), ("lb", 0.453_592_37), ("g", 0.001)]
+        case .bodyFatPercentage: [("%", 1)]
+        case .activeEnergyBurned: [("kcal", 1), ("Cal", 1), ("kJ", 1 / 4.184)]
+        }
+    }
+
+    var exportUnits: [String] { exportUnitFactors.map { "\($0.0)" } }
+}

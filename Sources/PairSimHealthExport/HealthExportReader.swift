@@ -1,0 +1,375 @@
+import CArchive
+import CLibXML2
+import Foundation
+import PairSimCore
+
+/// Streams an Apple Health export — `export.xml`, the Health app's zip, or the unzipped
+/// `apple_health_export` folder — into `ExportEntry`s for `import-health` (R: E1, E3).
+///
+/// libxml2's SAX parser is fed 64 KB at a time (from the file, or inflated by libarchive from the
+/// zip), so memory stays flat whatever the export's size. Foundation's `XMLParser` is not used: on
+/// Linux it crashes on the `<!ATTLIST …>` declarations every export's DTD has. Anything that is
+/// not right — XML, a date, a number, a unit, a value outside the wire's range — stops the read
+/// with the place in export.xml (line and column).
+public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
+    /// What the nodes use to open exports.
+    public static let opener: HealthExportOpener = { (request: HealthImportRequest) throws(HealthExportError) -> any HealthExportCursor in
+        try HealthExportReader(request)
+    }
+
+    let request: HealthImportRequest
+    /// How errors name the file: `export.xml`, or `export.zip (apple_health_export/export.xml)`.
+    let name: String
+    public let fingerprint: String
+    var input: Input
+    var parser: xmlParserCtxtPtr?
+    var handler = xmlSAXHandler()
+    let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+    var pending: [ExportEntry] = []
+    var ended = false
+    var failure: HealthExportError?
+    var bytesRead = 0
+
+    // What the parse is in.
+    var depth = 0
+    var root = false
+    var workout: PartialWorkout?
+
+    // Filters, as bytes of `YYYY-MM-DD` and a mask over `ObjectType.all`.
+    let since: [UInt8]?
+    let until: [UInt8]?
+    let wanted: [Bool]
+
+    // Counts, by `ObjectType.all` index; unknown types by name.
+    var taken = [Int](repeating: 0, count: ObjectType.all.count)
+    var filtered = 0
+    var unknown: [String: Int] = [:]
+    var lastUnknown: (bytes: [UInt8], name: String) = ([], "")
+    var lastSource: (bytes: [UInt8], source: ObjectSource) = ([], .watchApp)
+
+    enum Input {
+        case file(Int32)
+        case zip(OpaquePointer)
+    }
+
+    struct PartialWorkout {
+        var entry: ExportEntry
+        var line: Int
+        var column: Int
+        var activity: String
+        var active: EmulatedDuration
+        var energy: Double?
+    }
+
+    public var tally: HealthExportTally {
+        var tally = HealthExportTally()
+        for (index, type) in ObjectType.all.enumerated() where taken[index] > 0 { tally.taken[type.name] = taken[index] }
+        tally.filtered = filtered
+        tally.unknown = unknown
+        return tally
+    }
+
+    public init(_ request: HealthImportRequest) throws(HealthExportError) {
+        self.request = request
+        since = request.since.map { Array($0.utf8) }
+        until = request.until.map { Array($0.utf8) }
+        wanted = ObjectType.all.map { request.types?.contains($0) ?? true }
+        var path = request.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw HealthExportError("\(path): no such file")
+        }
+        if isDirectory.boolValue {
+            // The unzipped folder, or the folder it is in.
+            let inside = ["export.xml", "apple_health_export/export.xml"].map { (path as NSString).appendingPathComponent($0) }
+            guard let found = inside.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw HealthExportError("\(path): a folder without export.xml or apple_health_export/export.xml")
+            }
+            path = found
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let modified = (attributes?[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970 * 1000) } ?? -1
+        fingerprint = "\(size) bytes, modified \(modified)"
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw HealthExportError("\(path): cannot be read (\(String(cString: strerror(errno))))") }
+        var magic = [UInt8](repeating: 0, count: 4)
+        let got = pread(fd, &magic, 4, 0)
+        if got == 4, magic == [0x50, 0x4B, 0x03, 0x04] {
+            close(fd)
+            let (archive, entry) = try Self.openZip(path)
+            input = .zip(archive)
+            name = "\(path) (\(entry))"
+        } else {
+            input = .file(fd)
+            name = path
+        }
+        try start()
+    }
+
+    deinit {
+        if let parser { xmlFreeParserCtxt(parser) }
+        switch input {
+        case .file(let fd): close(fd)
+        case .zip(let archive): archive_read_free(archive)
+        }
+        chunk.deallocate()
+    }
+
+    /// Opens the zip and reads on to its `export.xml` (Apple's is `apple_health_export/export.xml`).
+    static func openZip(_ path: String) throws(HealthExportError) -> (OpaquePointer, String) {
+        guard let archive = archive_read_new() else { throw HealthExportError("\(path): cannot start reading the zip") }
+        archive_read_support_format_zip(archive)
+        guard archive_read_open_filename(archive, path, 1 << 16) == ARCHIVE_OK else {
+            let reason = String(cString: archive_error_string(archive))
+            archive_read_free(archive)
+            throw HealthExportError("\(path): not a readable zip (\(reason))")
+        }
+        var entry: OpaquePointer?
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            if status == ARCHIVE_EOF { break }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+                let reason = String(cString: archive_error_string(archive))
+                archive_read_free(archive)
+                throw HealthExportError("\(path): the zip is damaged or truncated (\(reason))")
+            }
+            let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            if name == "export.xml" || name.hasSuffix("/export.xml") { return (archive, name) }
+        }
+        archive_read_free(archive)
+        throw HealthExportError("\(path): a zip without apple_health_export/export.xml (is it the Health app's export?)")
+    }
+
+    /// Creates the parser and reads up to the root element, so a file that is not an export is
+    /// refused when the command is given.
+    func start() throws(HealthExportError) {
+        xmlInitParser()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = { context, localname, _, _, _, _, count, _, attributes in
+            let reader = Unmanaged<HealthExportReader>.fromOpaque(context!).takeUnretainedValue()
+            reader.startElement(localname!, count: Int(count), attributes)
+        }
+        handler.endElementNs = { context, localname, _, _ in
+            Unmanaged<HealthExportReader>.fromOpaque(context!).takeUnretainedValue().endElement(localname!)
+        }
+        // Errors are read from the parser after each chunk, not printed.
+        handler.serror = { _, _ in }
+        handler.warning = nil
+        handler.error = nil
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        parser = xmlCreatePushParserCtxt(&handler, context, nil, 0, name)
+        guard let parser else { throw HealthExportError("\(name): cannot start the XML parser") }
+        xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue))
+        while !root, !ended { try feed() }
+        if !root { throw HealthExportError("\(name): not an Apple Health export (no <HealthData> element)") }
+    }
+
+    public func next(limit: Int) throws(HealthExportError) -> [ExportEntry] {
+        while pending.count < limit, !ended { try feed() }
+        let count = min(limit, pending.count)
+        let taken = Array(pending[..<count])
+        pending.removeFirst(count)
+        return taken
+    }
+
+    /// Reads one chunk and parses it.
+    func feed() throws(HealthExportError) {
+        if let failure { throw failure }
+        let count: Int
+        switch input {
+        case .file(let fd):
+            count = read(fd, chunk, 1 << 16)
+            if count < 0 { throw HealthExportError("\(name): read failed after \(bytesRead) bytes (\(String(cString: strerror(errno))))") }
+        case .zip(let archive):
+            count = archive_read_data(archive, chunk, 1 << 16)
+            if count < 0 {
+                let reason = String(cString: archive_error_string(archive))
+                throw fail(HealthExportError("\(name): the zip is damaged or truncated after \(bytesRead) bytes of export.xml (\(reason))"))
+            }
+        }
+        bytesRead += count
+        let status: Int32 = chunk.withMemoryRebound(to: CChar.self, capacity: count) { xmlParseChunk(parser, $0, Int32(count), count == 0 ? 1 : 0) }
+        if count == 0 { ended = true }
+        if let failure { throw failure }
+        if ended, root, depth > 0 {
+            let line = Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer(parser))), column = Int(xmlSAX2GetColumnNumber(UnsafeMutableRawPointer(parser)))
+            throw fail(HealthExportError("\(name) line \(line), column \(column): the file ends inside <HealthData>, after \(bytesRead) bytes (truncated?)",
+                                         line: line, column: column))
+        }
+        if status != 0 || (ended && parser!.pointee.wellFormed == 0) {
+            let last = xmlCtxtGetLastError(parser)
+            let line = last.map { Int($0.pointee.line) } ?? 0, column = last.map { Int($0.pointee.int2) } ?? 0
+            let message = last.flatMap { $0.pointee.message.map { String(cString: $0) } }?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
+            throw fail(HealthExportError("\(name) line \(line), column \(column): \(message)", line: line, column: column))
+        }
+        if ended, !root { throw fail(HealthExportError("\(name): not an Apple Health export (no <HealthData> element)")) }
+    }
+
+    func fail(_ error: HealthExportError) -> HealthExportError {
+        failure = failure ?? error
+        ended = true
+        return failure!
+    }
+
+    /// Stops the parse at the element being read, naming its place.
+    func refuse(_ what: String) {
+        let line = Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer(parser))), column = Int(xmlSAX2GetColumnNumber(UnsafeMutableRawPointer(parser)))
+        _ = fail(HealthExportError("\(name) line \(line), column \(column): \(what)", line: line, column: column))
+        xmlStopParser(parser)
+    }
+
+    // MARK: Elements
+
+    func startElement(_ localname: UnsafePointer<xmlChar>, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        depth += 1
+        guard failure == nil else { return }
+        let element = Attributes(base: attributes, count: attributes == nil ? 0 : count)
+        if depth == 1 {
+            if Self.equals(localname, "HealthData") { root = true } else {
+                refuse("not an Apple Health export: the root element is <\(String(cString: localname))>, not <HealthData>")
+            }
+        } else if depth == 2, Self.equals(localname, "Record") {
+            record(element)
+        } else if depth == 2, Self.equals(localname, "Workout") {
+            startWorkout(element)
+        } else if depth == 3, workout != nil, Self.equals(localname, "WorkoutStatistics") {
+            workoutStatistics(element)
+        }
+    }
+
+    func endElement(_ localname: UnsafePointer<xmlChar>) {
+        if depth == 2, let done = workout, failure == nil, Self.equals(localname, "Workout") {
+            workout = nil
+            var entry = done.entry
+            entry.kind = .workout(activity: done.activity, active: done.active, energy: done.energy)
+            take(entry, .workout)
+        }
+        depth -= 1
+    }
+
+    func take(_ entry: ExportEntry, _ type: ObjectType) {
+        let index = ObjectType.all.firstIndex(of: type)!
+        taken[index] += 1
+        pending.append(entry)
+    }
+
+    /// A `Record`: a sample of a modelled type, or a type counted and skipped.
+    func record(_ element: Attributes) {
+        guard let typeName = element["type"] else { return refuse("a Record without a type") }
+        guard let type = Self.sampleType(typeName) else {
+            if !Self.equals(typeName, lastUnknown.bytes) {
+                lastUnknown = (Array(typeName), String(decoding: typeName, as: UTF8.self))
+            }
+            unknown[lastUnknown.name, default: 0] += 1
+            return
+        }
+        guard wanted[type.index] else { filtered += 1; return }
+        let what = "Record \(type.exportName)"
+        guard let dates = dates(element, what) else { return }
+        guard dates.inRange else { filtered += 1; return }
+        guard let valueText = element["value"] else { return refuse("\(what) has no value") }
+        let value: Double
+        if type == .sleepAnalysis {
+            guard let stage = Self.sleepStage(valueText) else {
+                return refuse("\(what): unknown sleep value \"\(String(decoding: valueText, as: UTF8.self))\"")
+            }
+            value = Double(stage.rawValue)
+        } else {
+            guard let number = Self.number(valueText) else {
+                return refuse("\(what): value \"\(String(decoding: valueText, as: UTF8.self))\" is not a number")
+            }
+            let unit = element["unit"]
+            guard let factor = Self.unitFactor(type, unit) else {
+                return refuse("\(what): unit \"\(unit.map { String(decoding: $0, as: UTF8.self) } ?? "")\" is not one PairSim converts (\(type.exportUnits.joined(separator: ", ")))")
+            }
+            value = number * factor
+        }
+        guard type.validRange.contains(value) else {
+            return refuse("\(what): value \(Self.show(value)) \(type.unit) is outside \(Self.show(type.validRange.lowerBound))…\(Self.show(type.validRange.upperBound)), the range the wire carries")
+        }
+        guard let source = source(element, what) else { return }
+        take(ExportEntry(kind: .sample(type, value: value), start: dates.start, end: dates.end, dayStart: dates.dayStart,
+                         offsetMinutes: dates.offset, source: source), .sample(type))
+    }
+
+    func startWorkout(_ element: Attributes) {
+        guard wanted[ObjectType.all.count - 1] else { filtered += 1; return }
+        guard let typeText = element["workoutActivityType"] else { return refuse("a Workout without a workoutActivityType") }
+        let activity = Self.activity(String(decoding: typeText, as: UTF8.self))
+        let what = "Workout \(String(decoding: typeText, as: UTF8.self))"
+        guard activity.utf8.count <= Workout.maxActivityBytes, !activity.isEmpty else { return refuse("\(what): the activity type is empty or over \(Workout.maxActivityBytes) bytes") }
+        guard let dates = dates(element, what) else { return }
+        guard dates.inRange else { filtered += 1; return }
+        guard let source = source(element, what) else { return }
+        var active = EmulatedDuration.milliseconds(dates.end - dates.start)
+        if let durationText = element["duration"] {
+            guard let duration = Self.number(durationText), duration >= 0 else {
+                return refuse("\(what): duration \"\(String(decoding: durationText, as: UTF8.self))\" is not a number of 0 or more")
+            }
+            let unit = element["durationUnit"].map { String(decoding: $0, as: UTF8.self) } ?? "min"
+            guard let factor = ["min": 60_000.0, "s": 1_000, "hr": 3_600_000, "ms": 1][unit] else {
+                return refuse("\(what): durationUnit \"\(unit)\" is not min, s, hr or ms")
+            }
+            // Apple's duration is rounded; it cannot be longer than the workout.
+            active = .milliseconds(min(dates.end - dates.start, Int64((duration * factor).rounded())))
+        }
+        var energy: Double?
+        if let total = element["totalEnergyBurned"] {
+            // Exports before version 13 put the energy on the workout itself.
+            guard let value = energyValue(total, element["totalEnergyBurnedUnit"], what) else { return }
+            energy = value
+        }
+        let entry = ExportEntry(kind: .workout(activity: activity, active: active, energy: energy), start: dates.start, end: dates.end,
+                                dayStart: dates.dayStart, offsetMinutes: dates.offset, source: source)
+        workout = PartialWorkout(entry: entry, line: 0, column: 0, activity: activity, active: active, energy: energy)
+    }
+
+    /// Version 13 and later: the workout's active energy is a `WorkoutStatistics` child.
+    func workoutStatistics(_ element: Attributes) {
+        guard let type = element["type"], Self.equals(type, "HKQuantityTypeIdentifierActiveEnergyBurned"), let sum = element["sum"] else { return }
+        guard let value = energyValue(sum, element["unit"], "WorkoutStatistics HKQuantityTypeIdentifierActiveEnergyBurned") else { return }
+        workout?.energy = value
+    }
+
+    func energyValue(_ text: UnsafeBufferPointer<UInt8>, _ unit: UnsafeBufferPointer<UInt8>?, _ what: String) -> Double? {
+        guard let number = Self.number(text), let factor = Self.unitFactor(.activeEnergyBurned, unit) else {
+            refuse("\(what): energy \"\(String(decoding: text, as: UTF8.self))\" \(unit.map { String(decoding: $0, as: UTF8.self) } ?? "") is not a number in kcal, Cal or kJ")
+            return nil
+        }
+        let value = number * factor
+        guard (0...50_000).contains(value) else { refuse("\(what): energy \(Self.show(value)) kcal is outside 0…50000"); return nil }
+        return value
+    }
+
+    struct Dates {
+        var start: Int64, end: Int64, dayStart: Int64, offset: Int32, inRange: Bool
+    }
+
+    /// startDate and endDate, checked; whether the start's local day is within --since/--until.
+    func dates(_ element: Attributes, _ what: String) -> Dates? {
+        guard let startText = element["startDate"] else { refuse("\(what) has no startDate"); return nil }
+        guard let endText = element["endDate"] else { refuse("\(what) has no endDate"); return nil }
+        guard let start = Self.date(startText) else {
+            refuse("\(what): startDate \"\(String(decoding: startText, as: UTF8.self))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
+        }
+        guard let end = Self.date(endText) else {
+            refuse("\(what): endDate \"\(String(decoding: endText, as: UTF8.self))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
+        }
+        guard end.unixMs >= start.unixMs else {
+            refuse("\(what): endDate \(String(decoding: endText, as: UTF8.self)) is before startDate \(String(decoding: startText, as: UTF8.self))"); return nil
+        }
+        let day = UnsafeBufferPointer(rebasing: startText[..<10])
+        let inRange = (since.map { !Self.less(day, $0) } ?? true) && (until.map { !Self.less($0, day) } ?? true)
+        return Dates(start: start.unixMs, end: end.unixMs, dayStart: start.dayStart, offset: start.offset, inRange: inRange)
+    }
+
+    func source(_ element: Attributes, _ what: String) -> ObjectSource? {
+        guard let name = element["sourceName"], name.count > 0 else { refuse("\(what) has no sourceName"); return nil }
+        if !Self.equals(name, lastSource.bytes) {
+            lastSource = (Array(name), ObjectSource(truncating: String(decoding: name, as: UTF8.self)))
+        }
+        return lastSource.source
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+@testable import PairSimCore
+import PairSimHealthExport
+import Testing
+@testable import PairSimConfig
+@testable import PairSimulation
+
+/// `import-health` in virtual time (R: E1, E3): deterministic, synced to the phone type by type,
+/// nothing applied from a bad export, resumed after a kill.
+@Suite("Importing a Health export in simulation")
+struct HealthImportSimulationTests {
+    static func export(_ name: String, days: Int, seed: UInt64 = 11) throws -> (path: String, counts: HealthExportGenerator.Counts) {
+        let path = NSTemporaryDirectory() + "pairsim-import-\(name)-\(getpid()).xml"
+        var data = Data()
+        let counts = try HealthExportGenerator(.init(days: days, seed: seed)).write { data.append(contentsOf: Array($0.utf8)) }
+        try data.write(to: URL(fileURLWithPath: path))
+        return (path, counts)
+    }
+
+    /// A pair whose healthkit messages carry 50 objects and whose watch outbox holds 2, over a
+    /// lossy channel: an import spans several seconds of emulated time and many acknowledgements.
+    static func scenario(_ timeline: String) throws -> Scenario {
+        try ScenarioLoader.parse(yaml: """
+            name: import
+            duration: 30m
+            topology:
+              name: t
+              seed: 3
+              nodes:
+                watch: { publish: "ipc://w", control: "ipc://wc", data: "w" }
+                phone: { publish: "ipc://p", control: "ipc://pc", data: "p" }
+              channels:
+                healthkit: { latency: { uniform: [50ms, 400ms] }, loss: 0.1, duplicate: 0.05, reorder: 0.1 }
+                cloudkit: { latency: 1s, exportInterval: off }
+              sync: { outboxLimit: 2, retransmitInitial: 1s }
+              wire: { maxItemsPerMessage: 100 }
+              watch:
+                heartRate: { restingInterval: off }
+            timeline:
+            \(timeline)
+            """, file: "inline")
+    }
+
+    /// What the phone holds by store type name (types it has none of left out).
+    static func counts(_ store: HealthStore) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for type in SampleType.allCases where store.sampleCount(type) > 0 { counts[type.rawValue] = store.sampleCount(type) }
+        if store.workoutCount > 0 { counts["workout"] = store.workoutCount }
+        return counts
+    }
+
+    static func expected(_ counts: HealthExportGenerator.Counts) -> [String: Int] {
+        var byType: [String: Int] = ["workout": counts.workouts]
+        let names: [String: SampleType] = [
+            "HKQuantityTypeIdentifierHeartRate": .heartRate, "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": .heartRateVariabilitySDNN,
+            "HKQuantityTypeIdentifierRestingHeartRate": .restingHeartRate, "HKCategoryTypeIdentifierSleepAnalysis": .sleepAnalysis,
+            "HKQuantityTypeIdentifierStepCount": .stepCount, "HKQuantityTypeIdentifierBodyMass": .bodyMass,
+            "HKQuantityTypeIdentifierBodyFatPercentage": .bodyFatPercentage, "HKQuantityTypeIdentifierBodyMassIndex": .bodyMassIndex,
+            "HKQuantityTypeIdentifierActiveEnergyBurned": .activeEnergyBurned,
+        ]
+        for (name, count) in counts.records { byType[names[name]!.rawValue, default: 0] += count }
+        return byType.filter { $0.value > 0 }
+    }
+
+    @Test("an import reaches the phone type by type as in the file, over a lossy channel, the same bytes every run")  // R: E1, V1
+    func deterministic() throws {
+        let (path, counts) = try Self.export("det", days: 6)
+        let scenario = try Self.scenario("  - { at: 1m, watch: \"import-health \(path)\" }")
+        var first = Simulator(scenario)
+        first.run()
+        #expect(first.failedCommands.isEmpty, "\(first.failedCommands)")
+        let finished = try #require(first.events.first { $0.name == "import.finished" })
+        #expect(Self.counts(first.phoneStore) == Self.expected(counts))
+        #expect(Self.counts(first.watchStore) == Self.expected(counts))
+        #expect(finished["saved"] == .int(Int64(counts.totalRecords + counts.workouts)) && finished["unknown"] == 0)
+        #expect(finished.at > .zero + .minutes(1) + .seconds(5), "the import waited for acknowledgements (outbox of 2)")
+        #expect(first.events.contains { $0.name == "sync.lost" }, "the channel lost messages on the way")
+        // Shifted: the export's first day starts at emulated time zero; time of day is kept.
+        let earliest = SampleType.allCases.compactMap { first.phoneStore.samples($0).map(\.start).min() }.min()!
+        #expect(earliest >= .zero && earliest < .zero + .days(1))
+        #expect(first.phoneStore.samples(.heartRate).allSatisfy { $0.source.name == "PairSim’s Apple Watch" })
+        var second = Simulator(scenario)
+        second.run()
+        #expect(second.eventLog == first.eventLog)
+    }
+
+    @Test("a bad export changes nothing on either device; the error names line and column")  // R: E3
+    func badExportAppliesNothing() throws {
+        let (good, _) = try Self.export("bad", days: 8)
+        var text = try String(contentsOfFile: good, encoding: .utf8)
+        // The very last heart-rate record of the file gets a bad value: the check finds it after
+        // reading everything before it, which an import applying as it read would have saved.
+        let target = try #require(text.range(of: "<Record type=\"HKQuantityTypeIdentifierHeartRate\"", options: .backwards))
+        let valueRange = try #require(text.range(of: #"value="[0-9.]+""#, options: .regularExpression, range: target.upperBound..<text.endIndex))
+        text.replaceSubrange(valueRange, with: "value=\"-4\"")
+        let line = text[..<target.lowerBound].filter { $0 == "\n" }.count + 1
+        try text.write(toFile: good + ".bad.xml", atomically: true, encoding: .utf8)
+        var simulator = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(good).bad.xml\" }"))
+        simulator.run()
+        let failed = try #require(simulator.events.first { $0.name == "import.failed" })
+        #expect(failed["line"] == .int(Int64(line)) && (failed["column"]?.intValue ?? 0) > 0, "\(failed)")
+        #expect(failed["reason"]?.stringValue?.contains("value -4 count/min is outside 1…400") == true, "\(failed)")
+        #expect(simulator.watchStore.sampleCount == 0 && simulator.phoneStore.sampleCount == 0)
+        #expect(simulator.watchStore.workoutCount == 0 && simulator.phoneStore.workoutCount == 0)
+        #expect(!simulator.events.contains { $0.name == "import.finished" })
+    }
+
+    @Test("a watch killed mid-import resumes where it stopped; importing the file again saves nothing")  // R: E1, E3, V1
+    func killedMidImport() throws {
+        let (path, counts) = try Self.export("kill", days: 6)
+        let timeline = """
+              - { at: 1m, watch: "import-health \(path)" }
+              - { at: 65s, watch: "kill-node --mid-turn" }
+              - { at: 70s, watch: restart-node }
+              - { at: 20m, watch: "import-health \(path)" }
+            """
+        var simulator = Simulator(try Self.scenario(timeline))
+        simulator.run()
+        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        let killed = try #require(simulator.events.first { $0.name == "node.killed" })
+        let finished = simulator.events.filter { $0.name == "import.finished" }
+        #expect(finished.count == 2)
+        #expect(finished.first.map { $0.at > killed.at } == true, "the import was still going when the watch was killed")
+        #expect(Self.counts(simulator.phoneStore) == Self.expected(counts))
+        #expect(Self.counts(simulator.watchStore) == Self.expected(counts))
+        let total = Int64(counts.totalRecords + counts.workouts)
+        #expect(finished.last?["saved"] == 0 && finished.last?["ignored"] == .int(total), "the second import found everything by UUID")
+    }
+}
