@@ -27,7 +27,7 @@ public enum ScenarioLoader {
         var timeline: [(TimelineEntry, Int)] = []
         if let list = map["timeline"] {
             for (index, item) in try list.sequence().enumerated() {
-                for entry in try timelineEntries(item, duration: duration, appCommands: appCommands) { timeline.append((entry, index)) }
+                for entry in try timelineEntries(item, duration: duration, appCommands: appCommands, file: file) { timeline.append((entry, index)) }
             }
         }
         timeline.sort { ($0.0.at, $0.1) < ($1.0.at, $1.1) }
@@ -106,13 +106,14 @@ public enum ScenarioLoader {
         return .mapping(baseMap)
     }
 
-    static func timelineEntries(_ reader: YAMLReader, duration: EmulatedDuration, appCommands: [CommandSpec]) throws(ConfigError) -> [TimelineEntry] {
+    static func timelineEntries(_ reader: YAMLReader, duration: EmulatedDuration, appCommands: [CommandSpec], file: String) throws(ConfigError) -> [TimelineEntry] {
         let map = try reader.mapping(allowed: ["at", "every", "from", "until", "watch", "phone"])
         let nodes = NodeName.allCases.filter { map[$0.rawValue] != nil }
         guard nodes.count == 1, let node = nodes.first else { throw reader.error("give exactly one of watch: or phone: with a command") }
         let commandReader = map[node.rawValue]!
-        let command = try commandReader.string()
+        var command = try commandReader.string()
         try validate(command, node: node, commandReader, appCommands: appCommands)
+        command = resolvingPaths(command, file: file)
         switch (map["at"], map["every"]) {
         case (let at?, nil):
             guard map["from"] == nil, map["until"] == nil else { throw reader.error("from/until go with every:, not at:") }
@@ -137,6 +138,18 @@ public enum ScenarioLoader {
         default:
             throw reader.error("give exactly one of at: or every:")
         }
+    }
+
+    /// A file a command names (`import-health export.zip`) is relative to the scenario file, as
+    /// its topology is; the nodes get the absolute path, whatever their working directory.
+    static func resolvingPaths(_ command: String, file: String) -> String {
+        guard var parsed = try? ParsedCommand(parsing: command), parsed.verb == "import-health", let path = parsed.arguments.first,
+              !path.hasPrefix("/") else { return command }
+        let directory = ((file as NSString).deletingLastPathComponent as NSString).isAbsolutePath
+            ? (file as NSString).deletingLastPathComponent
+            : FileManager.default.currentDirectoryPath + "/" + (file as NSString).deletingLastPathComponent
+        parsed.arguments[0] = ((directory + "/" + path) as NSString).standardizingPath
+        return parsed.text
     }
 
     /// The command's verb must exist for the node (arguments are checked when it runs).

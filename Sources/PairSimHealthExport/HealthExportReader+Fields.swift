@@ -125,13 +125,18 @@ extension HealthExportReader {
         }
     }
 
-    /// `HKWorkoutActivityTypeRunning` → `running`; `…HighIntensityIntervalTraining` → `hiit`.
+    /// `HKWorkoutActivityTypeRunning` → `running`: PairSim's own names where it has the activity
+    /// (`…HighIntensityIntervalTraining` → `hiit`, `…TraditionalStrengthTraining` → `strength`),
+    /// else the HealthKit name without its prefix (`…Elliptical` → `elliptical`).
     static func activity(_ type: String) -> String {
         let prefix = "HKWorkoutActivityType"
         guard type.hasPrefix(prefix), type.count > prefix.count else { return type }
         let name = String(type.dropFirst(prefix.count))
-        if name == "HighIntensityIntervalTraining" { return "hiit" }
-        return name.prefix(1).lowercased() + name.dropFirst()
+        switch name {
+        case "HighIntensityIntervalTraining": return "hiit"
+        case "TraditionalStrengthTraining", "FunctionalStrengthTraining": return "strength"
+        default: return name.prefix(1).lowercased() + name.dropFirst()
+        }
     }
 }
 

@@ -68,9 +68,11 @@ struct ScenarioEndToEndTests {
         ("foreground-after-refresh", 120), ("foreground-time-away", 120), ("leaving-the-screen", 120),
         // kill-node / restart-node: kill -9 and a restart on real processes, the durable image in simulation (R: V1).
         ("nodes-killed-mid-stream", 600),
+        // import-health of a file named relative to the scenario, on real processes (R: E1).
+        ("replay-health-export", 120),
     ]
 
-    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1
+    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1
     func agreement(scenario: String, timeScale: Int) throws {
         let file = Self.scenarios + "/\(scenario).yaml"
         let simulated = try Self.topology(["simulate", file])

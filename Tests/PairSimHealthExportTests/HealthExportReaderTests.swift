@@ -69,7 +69,7 @@ struct HealthExportReaderTests {
         #expect(workouts.count == counts.workouts)
         for workout in workouts {
             guard case .workout(let activity, let active, let energy) = workout.kind else { continue }
-            #expect(["running", "walking", "cycling", "traditionalStrengthTraining", "yoga", "hiit"].contains(activity))
+            #expect(["running", "walking", "cycling", "strength", "yoga", "hiit"].contains(activity))
             #expect(active.milliseconds > 0 && active.milliseconds <= workout.end - workout.start)
             #expect((energy ?? 0) > 0, "the WorkoutStatistics energy is read")
         }

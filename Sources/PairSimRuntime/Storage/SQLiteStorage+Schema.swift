@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v2"
+    static let schemaVersion = "v3"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -30,6 +30,8 @@ extension SQLiteStorage {
         // container and the export queue in their own tables, written change by change; the models'
         // small state (sync windows, sessions, app state) in tables of their own (R: K1).
         migrator.registerMigration("v2") { db in try migrateToV2(db) }
+        // v3: the watch's import-health job, so a killed watch resumes it (R: E1).
+        migrator.registerMigration("v3") { db in try StateTables.createImport(db) }
         return migrator
     }
 
@@ -128,6 +130,8 @@ extension SQLiteStorage {
                 try apply(.hold(try HealthObjectsBatch(body: value.objectValue ?? [:], limits: limits)), db)
             case "phone.container":
                 try apply(.containerAdd(try RecordsBatch(body: value.objectValue ?? [:], limits: limits)), db)
+            case "watch.import":
+                break // v3's table, created after this migration; wave 1 had no imports
             default:
                 do { try StateTables.write(key, value, db) } catch let error as RuntimeError where error.message.hasSuffix("has no table in schema \(schemaVersion)") {}
             }

@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+
+/// `import-health` on the real binaries (R: E1, E3): the file read by watch-node, the data synced
+/// over ZeroMQ into phone-node's SQLite store, bad exports refused through the control socket.
+@Suite("End to end: importing a Health export", .serialized)
+struct HealthImportEndToEndTests {
+    /// Runs `topology make-health-export` and returns what it says it wrote, by store type name.
+    static func makeExport(_ pair: PairHarness, days: Int, seed: Int) throws -> (path: String, byType: [String: Int]) {
+        let path = pair.directory + "/export-\(days)d.xml"
+        let (status, output) = try pair.runTopology(["make-health-export", "--days", String(days), "--seed", String(seed), "--output", path])
+        #expect(status == 0, "\(output)")
+        let names: [String: String] = [
+            "HKQuantityTypeIdentifierHeartRate": "heartRate", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": "heartRateVariabilitySDNN",
+            "HKQuantityTypeIdentifierRestingHeartRate": "restingHeartRate", "HKCategoryTypeIdentifierSleepAnalysis": "sleepAnalysis",
+            "HKQuantityTypeIdentifierStepCount": "stepCount", "HKQuantityTypeIdentifierBodyMass": "bodyMass",
+            "HKQuantityTypeIdentifierBodyFatPercentage": "bodyFatPercentage", "HKQuantityTypeIdentifierBodyMassIndex": "bodyMassIndex",
+            "HKQuantityTypeIdentifierActiveEnergyBurned": "activeEnergyBurned",
+        ]
+        var byType: [String: Int] = [:]
+        // "  Record HKQuantityTypeIdentifierHeartRate: 2143" and "  Workout: 3 (…)"
+        for line in output.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.count == 3, words[0] == "Record", let name = names[String(words[1].dropLast())], let count = Int(words[2]) { byType[name] = count }
+            if words.count >= 2, words[0] == "Workout:", let count = Int(words[1]) { byType["workout"] = count }
+        }
+        #expect(byType.count == 10, "\(output)")
+        return (path, byType)
+    }
+
+    static func byType(_ status: JSON) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        if case .object(let object)? = status["stores"]?["byType"] {
+            for key in object.keys { if let value = object[key]?.intValue, value > 0 { counts[key] = Int(value) } }
+        }
+        return counts
+    }
+
+    @Test("a generated export imported through topology ctl reaches the phone's store with the file's count of every type", .timeLimit(.minutes(2)))  // R: E1, E2
+    func importReachesPhone() throws {
+        let pair = try PairHarness("e2e-import", timeScale: 1)
+        defer { pair.stopAll() }
+        let (path, expected) = try Self.makeExport(pair, days: 3, seed: 8)
+        try pair.up()
+        let (status, reply) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "import-health", path])
+        #expect(status == 0 && reply.contains("checking"), "\(reply)")
+        let finished = try pair.waitFor(.watch, seconds: 60, "import.finished") { $0.name == "import.finished" }
+        #expect(finished.first?["unknown"] == 0)
+        let deadline = Date().addingTimeInterval(60)
+        var phone: [String: Int] = [:]
+        while Date() < deadline {
+            phone = Self.byType(try pair.status(.phone))
+            if phone == expected { break }
+            usleep(100_000)
+        }
+        #expect(phone == expected)
+        #expect(Self.byType(try pair.status(.watch)) == expected)
+        // Again: everything is found by UUID and nothing is saved twice.
+        _ = try pair.must(.watch, "import-health \(path)")
+        let again = try pair.waitFor(.watch, seconds: 60, count: 2, "the second import.finished") { $0.name == "import.finished" }
+        #expect(again.last?["saved"] == 0 && again.last?["ignored"]?.intValue == Int64(expected.values.reduce(0, +)))
+        #expect(Self.byType(try pair.status(.phone)) == expected)
+    }
+
+    @Test("a bad export is refused by name, line and column, and neither store changes", .timeLimit(.minutes(2)))  // R: E3
+    func badExport() throws {
+        let pair = try PairHarness("e2e-import-bad")
+        defer { pair.stopAll() }
+        let (path, _) = try Self.makeExport(pair, days: 2, seed: 9)
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        // Early in the file: the reply to the command says it. Late in the file: import.failed does.
+        let early = try #require(text.range(of: "startDate=\"2024-01-01"))
+        var earlyText = text
+        earlyText.replaceSubrange(early, with: "startDate=\"2024-01-41")
+        try earlyText.write(toFile: path + ".early.xml", atomically: true, encoding: .utf8)
+        let late = try #require(text.range(of: "HKWorkoutActivityType", options: .backwards))
+        text.replaceSubrange(late, with: "<HKWorkoutActivityType")
+        try text.write(toFile: path + ".late.xml", atomically: true, encoding: .utf8)
+        try pair.up()
+        let refused = try pair.ctl(.watch, "import-health \(path).early.xml")
+        #expect(!refused.ok && refused.text.contains("early.xml line ") && refused.text.contains("startDate \"2024-01-41"), "\(refused.text)")
+        _ = try pair.must(.watch, "import-health \(path).late.xml")
+        let failed = try pair.waitFor(.watch, seconds: 30, "import.failed") { $0.name == "import.failed" }
+        #expect((failed.first?["line"]?.intValue ?? 0) > 1000 && failed.first?["reason"]?.stringValue?.contains("late.xml line ") == true, "\(failed)")
+        let missing = try pair.ctl(.watch, "import-health \(pair.directory)/nothing.zip")
+        #expect(!missing.ok && missing.text.contains("nothing.zip: no such file"), "\(missing.text)")
+        for node in NodeName.allCases {
+            let stores = try pair.status(node)["stores"]
+            #expect(stores?["samples"] == 0 && stores?["workouts"] == 0, "\(node): \(String(describing: stores))")
+        }
+    }
+
+    @Test("a watch killed with kill -9 mid-import resumes it after restart; the phone ends with the file's counts", .timeLimit(.minutes(2)))  // R: E1, S5
+    func killedMidImport() throws {
+        // 50 objects per message, two messages in flight, 10 ms each way: the import takes seconds.
+        let pair = try PairHarness("e2e-import-kill", timeScale: 1, channels: """
+            channels:
+              healthkit: { latency: 10ms }
+              cloudkit: { latency: 0, exportInterval: off }
+            """, extra: """
+            sync: { outboxLimit: 2 }
+            wire: { maxItemsPerMessage: 100 }
+            """)
+        defer { pair.stopAll() }
+        let (path, expected) = try Self.makeExport(pair, days: 40, seed: 10)
+        let epoch = PairHarness.now()
+        try pair.startNode(.watch, epoch: epoch)
+        try pair.startNode(.phone, epoch: epoch)
+        try pair.waitUntilAnswering(.watch)
+        try pair.waitUntilAnswering(.phone)
+        _ = try pair.must(.watch, "import-health \(path)")
+        try pair.waitFor(.phone, seconds: 30, count: 20, "the first batches on the phone") { $0.name == "hk.saved" }
+        pair.stop("watch", signal: SIGKILL)
+        #expect(!pair.events(.watch).contains { $0.name == "import.finished" }, "the import ended before the kill (too fast to test)")
+        try pair.startNode(.watch, epoch: epoch)
+        let finished = try pair.waitFor(.watch, seconds: 90, "import.finished after the restart") { $0.name == "import.finished" }
+        #expect(pair.events(.watch).contains { $0.name == "node.started" && $0["restored"] == .bool(true) })
+        #expect(finished.first?["entries"]?.intValue == Int64(expected.values.reduce(0, +)))
+        let deadline = Date().addingTimeInterval(60)
+        var phone: [String: Int] = [:]
+        while Date() < deadline {
+            phone = Self.byType(try pair.status(.phone))
+            if phone == expected { break }
+            usleep(100_000)
+        }
+        #expect(phone == expected)
+    }
+}
