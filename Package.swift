@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "pairsim-bench",
             dependencies: [
-                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimKit", "PairSimApps", "ZeroMQ", "CBenchKernels",
+                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ", "CBenchKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
