@@ -52,13 +52,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Apple Health exports are read with libxml2's SAX parser (Debian's libxml2-dev; Foundation's
-        // XMLParser on Linux crashes on the export's DTD) and, zipped, with libarchive (libarchive-dev).
-        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0"),
+        // Apple Health exports: a checking XML scanner of our own (measured against libxml2 in its
+        // header) and, for the zip, libarchive (Debian's libarchive-dev).
+        .target(name: "CExportScan"),
         .systemLibrary(name: "CArchive", path: "Sources/CArchive"),
         // Apple Health exports: the synthetic export generator and the reader behind import-health
         // (docs/HEALTH-EXPORT.md).
-        .target(name: "PairSimHealthExport", dependencies: ["PairSimCore", "CLibXML2", "CArchive"]),
+        .target(name: "PairSimHealthExport", dependencies: ["PairSimCore", "CExportScan", "CArchive"]),
         // Judging a scenario run, whichever driver played it: expectations, outcomes, reports,
         // charts, JUnit and traces. The real-process runtime and the simulator both use it.
         .target(name: "PairSimScenario", dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit"]),

@@ -1,31 +1,64 @@
-import CLibXML2
+import CExportScan
 import Foundation
 import PairSimCore
 
-/// The export's spellings, read straight from libxml2's attribute bytes (no String per record:
-/// a five-year export has millions of records).
+/// The export's spellings, read straight from the scanner's bytes (no String per record: a
+/// five-year export has millions of records).
 extension HealthExportReader {
-    /// A SAX2 element's attributes: five pointers each (name, prefix, URI, value start, value end).
+    /// The attributes of the tag the scanner just read; values with references come decoded.
     struct Attributes {
-        let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
-        let count: Int
+        let reader: HealthExportReader
 
         subscript(name: StaticString) -> UnsafeBufferPointer<UInt8>? {
-            guard let base else { return nil }
-            for index in 0..<count {
-                let at = base + index * 5
-                guard let attribute = at[0], strcmp(UnsafeRawPointer(attribute).assumingMemoryBound(to: CChar.self),
-                                                     UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0,
-                      let start = at[3], let end = at[4] else { continue }
-                return UnsafeBufferPointer(start: start, count: end - start)
+            let scanner = reader.scanner
+            let count = Int(scanner.pointee.attribute_count)
+            let found: pxs_attribute? = withUnsafePointer(to: &scanner.pointee.attributes) { tuple in
+                tuple.withMemoryRebound(to: pxs_attribute.self, capacity: Int(PXS_MAX_ATTRIBUTES)) { attributes in
+                    for index in 0..<count where attributes[index].name_length == name.utf8CodeUnitCount
+                        && memcmp(attributes[index].name, name.utf8Start, name.utf8CodeUnitCount) == 0 {
+                        return attributes[index]
+                    }
+                    return nil
+                }
             }
-            return nil
+            guard let found else { return nil }
+            let raw = UnsafeBufferPointer(start: found.value, count: found.value_length)
+            guard found.has_reference != 0 else { return raw }
+            let decoded = HealthExportReader.decodeReferences(raw)
+            reader.decoded.append(decoded)
+            return UnsafeBufferPointer(decoded)
         }
     }
 
-    static func equals(_ text: UnsafePointer<xmlChar>, _ name: StaticString) -> Bool {
-        strcmp(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+    /// `&lt;`, `&amp;`, `&#8217;`… in an attribute value, as bytes (the scanner checked them).
+    static func decodeReferences(_ raw: UnsafeBufferPointer<UInt8>) -> UnsafeMutableBufferPointer<UInt8> {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var index = 0
+        while index < raw.count {
+            guard raw[index] == UInt8(ascii: "&"), let semicolon = raw[index...].firstIndex(of: UInt8(ascii: ";")) else {
+                out.append(raw[index])
+                index += 1
+                continue
+            }
+            let name = String(decoding: raw[(index + 1)..<semicolon], as: UTF8.self)
+            switch name {
+            case "lt": out.append(UInt8(ascii: "<"))
+            case "gt": out.append(UInt8(ascii: ">"))
+            case "amp": out.append(UInt8(ascii: "&"))
+            case "quot": out.append(UInt8(ascii: "\""))
+            case "apos": out.append(UInt8(ascii: "'"))
+            default:
+                let number = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst(), radix: 10)
+                out += Array(String(Character(Unicode.Scalar(number ?? 0xFFFD) ?? "\u{FFFD}")).utf8)
+            }
+            index = semicolon + 1
+        }
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, out.count))
+        _ = buffer.initialize(from: out)
+        return UnsafeMutableBufferPointer(rebasing: buffer[..<out.count])
     }
+
 
     static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
         bytes.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0

@@ -1,16 +1,17 @@
 import CArchive
-import CLibXML2
+import CExportScan
 import Foundation
 import PairSimCore
 
 /// Streams an Apple Health export — `export.xml`, the Health app's zip, or the unzipped
 /// `apple_health_export` folder — into `ExportEntry`s for `import-health` (R: E1, E3).
 ///
-/// libxml2's SAX parser is fed 64 KB at a time (from the file, or inflated by libarchive from the
-/// zip), so memory stays flat whatever the export's size. Foundation's `XMLParser` is not used: on
-/// Linux it crashes on the `<!ATTLIST …>` declarations every export's DTD has. Anything that is
-/// not right — XML, a date, a number, a unit, a value outside the wire's range — stops the read
-/// with the place in export.xml (line and column).
+/// A checking XML scanner of our own (`CExportScan`; why not libxml2 is measured there) is fed
+/// 64 KB at a time (from the file, or inflated by libarchive from the zip), so memory stays flat
+/// whatever the export's size. Foundation's `XMLParser` is not used: on Linux it crashes on the
+/// `<!ATTLIST …>` declarations every export's DTD has. Anything that is not right — XML, a date, a
+/// number, a unit, a value outside the wire's range — stops the read with the place in export.xml
+/// (line and column).
 public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     /// What the nodes use to open exports.
     public static let opener: HealthExportOpener = { (request: HealthImportRequest) throws(HealthExportError) -> any HealthExportCursor in
@@ -22,13 +23,15 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     let name: String
     public let fingerprint: String
     var input: Input
-    var parser: xmlParserCtxtPtr?
-    var handler = xmlSAXHandler()
-    let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+    let scanner = UnsafeMutablePointer<pxs_scanner>.allocate(capacity: 1)
+    /// Attribute values with references, decoded for the element being read.
+    var decoded: [UnsafeMutableBufferPointer<UInt8>] = []
     var pending: [ExportEntry] = []
     var ended = false
     var failure: HealthExportError?
     var bytesRead = 0
+    /// The scanner has read the first chunk and asks for more.
+    var wantsSecondChunk = false
 
     // What the parse is in.
     var depth = 0
@@ -108,12 +111,13 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     }
 
     deinit {
-        if let parser { xmlFreeParserCtxt(parser) }
+        pxs_free(scanner)
+        scanner.deallocate()
+        for buffer in decoded { buffer.deallocate() }
         switch input {
         case .file(let fd): close(fd)
         case .zip(let archive): archive_read_free(archive)
         }
-        chunk.deallocate()
     }
 
     /// Opens the zip and reads on to its `export.xml` (Apple's is `apple_health_export/export.xml`).
@@ -141,70 +145,69 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         throw HealthExportError("\(path): a zip without apple_health_export/export.xml (is it the Health app's export?)")
     }
 
-    /// Creates the parser and reads up to the root element, so a file that is not an export is
-    /// refused when the command is given.
+    /// Reads up to the root element, so a file that is not an export is refused when the command
+    /// is given.
     func start() throws(HealthExportError) {
-        xmlInitParser()
-        handler.initialized = UInt32(XML_SAX2_MAGIC)
-        handler.startElementNs = { context, localname, _, _, _, _, count, _, attributes in
-            let reader = Unmanaged<HealthExportReader>.fromOpaque(context!).takeUnretainedValue()
-            reader.startElement(localname!, count: Int(count), attributes)
-        }
-        handler.endElementNs = { context, localname, _, _ in
-            Unmanaged<HealthExportReader>.fromOpaque(context!).takeUnretainedValue().endElement(localname!)
-        }
-        // Errors are read from the parser after each chunk, not printed.
-        handler.serror = { _, _ in }
-        handler.warning = nil
-        handler.error = nil
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        parser = xmlCreatePushParserCtxt(&handler, context, nil, 0, name)
-        guard let parser else { throw HealthExportError("\(name): cannot start the XML parser") }
-        xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue))
-        while !root, !ended { try feed() }
-        if !root { throw HealthExportError("\(name): not an Apple Health export (no <HealthData> element)") }
+        pxs_init(scanner)
+        // The whole first chunk, not only up to the root: what is wrong near the top is refused now.
+        while !ended, !root || bytesRead == 0 || !wantsSecondChunk { try step() }
+        if !root { throw fail(HealthExportError("\(name): not an Apple Health export (no <HealthData> element)")) }
     }
 
     public func next(limit: Int) throws(HealthExportError) -> [ExportEntry] {
-        while pending.count < limit, !ended { try feed() }
+        while pending.count < limit, !ended { try step() }
+        if let failure { throw failure }
         let count = min(limit, pending.count)
+        if count == pending.count {
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
         let taken = Array(pending[..<count])
         pending.removeFirst(count)
         return taken
     }
 
-    /// Reads one chunk and parses it.
-    func feed() throws(HealthExportError) {
+    /// One event of the scanner: an element read, or more input given to it.
+    func step() throws(HealthExportError) {
         if let failure { throw failure }
+        switch pxs_next(scanner) {
+        case Int32(PXS_START):
+            startElement()
+        case Int32(PXS_END):
+            endElement()
+        case Int32(PXS_NEED):
+            try readMore()
+        case Int32(PXS_DONE):
+            ended = true
+        default:
+            let line = Int(scanner.pointee.error_line), column = Int(scanner.pointee.error_column)
+            let message = withUnsafeBytes(of: scanner.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw fail(HealthExportError("\(name) line \(line), column \(column): \(message)", line: line, column: column))
+        }
+        if let failure { throw failure }
+    }
+
+    /// Up to 64 KB more of export.xml for the scanner; none at the end of the file.
+    func readMore() throws(HealthExportError) {
+        if bytesRead > 0, !wantsSecondChunk, root {
+            wantsSecondChunk = true
+            return
+        }
+        guard let space = pxs_space(scanner, 1 << 16) else { throw fail(HealthExportError("\(name): out of memory after \(bytesRead) bytes")) }
         let count: Int
         switch input {
         case .file(let fd):
-            count = read(fd, chunk, 1 << 16)
-            if count < 0 { throw HealthExportError("\(name): read failed after \(bytesRead) bytes (\(String(cString: strerror(errno))))") }
+            count = read(fd, space, 1 << 16)
+            if count < 0 { throw fail(HealthExportError("\(name): read failed after \(bytesRead) bytes (\(String(cString: strerror(errno))))")) }
         case .zip(let archive):
-            count = archive_read_data(archive, chunk, 1 << 16)
+            count = archive_read_data(archive, space, 1 << 16)
             if count < 0 {
                 let reason = String(cString: archive_error_string(archive))
                 throw fail(HealthExportError("\(name): the zip is damaged or truncated after \(bytesRead) bytes of export.xml (\(reason))"))
             }
         }
         bytesRead += count
-        let status: Int32 = chunk.withMemoryRebound(to: CChar.self, capacity: count) { xmlParseChunk(parser, $0, Int32(count), count == 0 ? 1 : 0) }
-        if count == 0 { ended = true }
-        if let failure { throw failure }
-        if ended, root, depth > 0 {
-            let line = Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer(parser))), column = Int(xmlSAX2GetColumnNumber(UnsafeMutableRawPointer(parser)))
-            throw fail(HealthExportError("\(name) line \(line), column \(column): the file ends inside <HealthData>, after \(bytesRead) bytes (truncated?)",
-                                         line: line, column: column))
-        }
-        if status != 0 || (ended && parser!.pointee.wellFormed == 0) {
-            let last = xmlCtxtGetLastError(parser)
-            let line = last.map { Int($0.pointee.line) } ?? 0, column = last.map { Int($0.pointee.int2) } ?? 0
-            let message = last.flatMap { $0.pointee.message.map { String(cString: $0) } }?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "malformed XML"
-            throw fail(HealthExportError("\(name) line \(line), column \(column): \(message)", line: line, column: column))
-        }
-        if ended, !root { throw fail(HealthExportError("\(name): not an Apple Health export (no <HealthData> element)")) }
+        if count == 0 { pxs_finish(scanner) } else { pxs_commit(scanner, count) }
     }
 
     func fail(_ error: HealthExportError) -> HealthExportError {
@@ -213,22 +216,24 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         return failure!
     }
 
-    /// Stops the parse at the element being read, naming its place.
+    /// Stops the read at the element being read, naming its place (where its tag starts).
     func refuse(_ what: String) {
-        let line = Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer(parser))), column = Int(xmlSAX2GetColumnNumber(UnsafeMutableRawPointer(parser)))
+        let line = Int(scanner.pointee.event_line), column = Int(scanner.pointee.event_column)
         _ = fail(HealthExportError("\(name) line \(line), column \(column): \(what)", line: line, column: column))
-        xmlStopParser(parser)
     }
 
     // MARK: Elements
 
-    func startElement(_ localname: UnsafePointer<xmlChar>, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    func startElement() {
         depth += 1
         guard failure == nil else { return }
-        let element = Attributes(base: attributes, count: attributes == nil ? 0 : count)
+        for buffer in decoded { buffer.deallocate() }
+        decoded.removeAll(keepingCapacity: true)
+        let localname = UnsafeBufferPointer(start: scanner.pointee.name, count: scanner.pointee.name_length)
+        let element = Attributes(reader: self)
         if depth == 1 {
             if Self.equals(localname, "HealthData") { root = true } else {
-                refuse("not an Apple Health export: the root element is <\(String(cString: localname))>, not <HealthData>")
+                refuse("not an Apple Health export: the root element is <\(String(decoding: localname, as: UTF8.self))>, not <HealthData>")
             }
         } else if depth == 2, Self.equals(localname, "Record") {
             record(element)
@@ -239,8 +244,8 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         }
     }
 
-    func endElement(_ localname: UnsafePointer<xmlChar>) {
-        if depth == 2, let done = workout, failure == nil, Self.equals(localname, "Workout") {
+    func endElement() {
+        if depth == 2, let done = workout, failure == nil {
             workout = nil
             var entry = done.entry
             entry.kind = .workout(activity: done.activity, active: done.active, energy: done.energy)

@@ -135,7 +135,7 @@ struct HealthExportReaderTests {
 
     /// One bad line in a good export, and what the reader must say about it.
     static let badExports: [(name: String, change: @Sendable (String) -> String, says: String)] = [
-        ("malformed XML", { $0.replacingFirst("<Record type=\"HKQuantityTypeIdentifierHeartRate\"", "<Record <type=\"x\"") }, "Start Tag"),
+        ("malformed XML", { $0.replacingFirst("<Record type=\"HKQuantityTypeIdentifierHeartRate\"", "<Record <type=\"x\"") }, "'<' where an attribute name should start"),
         ("a month 13", { $0.replacingFirst("startDate=\"2024-01-02", "startDate=\"2024-13-02") }, "startDate \"2024-13-02"),
         ("a 30 February", { $0.replacingFirst("startDate=\"2024-01-02", "startDate=\"2024-02-30") }, "is not yyyy-MM-dd HH:mm:ss ±HHMM"),
         ("a date without its offset", { $0.replacingFirst("+0000\" value=", "\" value=") }, "is not yyyy-MM-dd"),
