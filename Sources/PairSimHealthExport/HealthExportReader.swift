@@ -27,6 +27,8 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     /// Attribute values with references, decoded for the element being read.
     var decoded: [UnsafeMutableBufferPointer<UInt8>] = []
     var pending: [ExportEntry] = []
+    /// What this pass read, for `rewound()`.
+    var staged = StagedEntries()
     var ended = false
     var failure: HealthExportError?
     var bytesRead = 0
@@ -254,7 +256,14 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         depth -= 1
     }
 
+    public func rewound() -> (any HealthExportCursor)? {
+        guard ended, failure == nil, pending.isEmpty, let staged else { return nil }
+        self.staged = nil
+        return staged.cursor(tally: tally, fingerprint: fingerprint)
+    }
+
     func take(_ entry: ExportEntry, _ type: ObjectType) {
+        staged?.add(entry)
         let index = ObjectType.all.firstIndex(of: type)!
         taken[index] += 1
         pending.append(entry)

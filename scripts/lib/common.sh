@@ -11,7 +11,7 @@ fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
 ensure_packages() {
   local missing=()
   local wanted=("$@")
-  [ "${#wanted[@]}" -gt 0 ] || wanted=(libzmq3-dev libsqlite3-dev libxml2-dev libarchive-dev)
+  [ "${#wanted[@]}" -gt 0 ] || wanted=(libzmq3-dev libsqlite3-dev libarchive-dev)
   for package in "${wanted[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done

@@ -8,15 +8,21 @@ public enum SampleCodec {
         var out: [UInt8] = []
         out.reserveCapacity(samples.count * 48)
         // Source names in first-seen order; a batch from the wire may carry up to one per sample.
-        var sources: [String] = []
-        var sourceIndex: [String: Int] = [:]
-        for sample in samples where sourceIndex[sample.source.name] == nil {
-            sourceIndex[sample.source.name] = sources.count
-            sources.append(sample.source.name)
+        // Keyed by the inline 24-byte source, looked up only when it changes: hashing each sample's
+        // name as a String (NFC-normalised, for names like `Kim’s Apple Watch`) was ~3% of an import.
+        var sources: [ObjectSource] = []
+        var sourceIndex: [ObjectSource: Int] = [:]
+        var previous: ObjectSource?
+        for sample in samples where sample.source != previous {
+            previous = sample.source
+            if sourceIndex[sample.source] == nil {
+                sourceIndex[sample.source] = sources.count
+                sources.append(sample.source)
+            }
         }
         append16(UInt16(sources.count), to: &out)
         for source in sources {
-            let bytes = Array(source.utf8.prefix(255))
+            let bytes = Array(source.name.utf8.prefix(255))
             out.append(UInt8(bytes.count))
             out.append(contentsOf: bytes)
         }
@@ -26,7 +32,7 @@ public enum SampleCodec {
             out.append(UInt8(sample.type.index))
             if sample.source != lastSource { // batches are usually one source: look up only on change
                 lastSource = sample.source
-                lastIndex = sourceIndex[sample.source.name]!
+                lastIndex = sourceIndex[sample.source]!
             }
             append16(UInt16(lastIndex), to: &out)
             append(UInt64(bitPattern: sample.start.milliseconds), to: &out)

@@ -65,6 +65,17 @@ public struct HealthStore: Hashable, Sendable {
         return .object(counts)
     }
 
+    /// Makes room for `additional` more samples of each type at once (a bulk import knows how many
+    /// are coming): one allocation per type instead of a doubling and copy every power of two.
+    public mutating func reserveCapacity(_ additional: [SampleType: Int]) {
+        var total = 0
+        for (type, count) in additional where count > 0 {
+            samplesByType.lists[type.index].reserveCapacity(samplesByType.lists[type.index].count + count)
+            total += count
+        }
+        sampleIDs.reserveCapacity(sampleIDs.count + total)
+    }
+
     /// Saves new objects; objects already here or deleted earlier are ignored (idempotent by UUID).
     public mutating func save(workouts: [Workout], samples: [HealthSample]) -> (SaveResult, [PersistOp]) {
         var result = SaveResult()

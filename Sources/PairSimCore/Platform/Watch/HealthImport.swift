@@ -115,6 +115,9 @@ public protocol HealthExportCursor: AnyObject, Sendable {
     /// What identifies the file's contents (size and modification time), to notice it changed
     /// between the check and the import, or across a restart.
     var fingerprint: String { get }
+    /// After the last entry: a cursor over the same entries again from the first, without reading
+    /// the file a second time; nil when there is none (the file is opened again).
+    func rewound() -> (any HealthExportCursor)?
 }
 
 /// Opens an export for reading; refuses at once what is not an export (missing file, not XML or a
@@ -293,7 +296,10 @@ extension WatchModel {
                 job.done = 0
                 job.phase = .importing
                 healthImport = job
-                importReader = nil
+                importReader = cursor.rewound().map(HealthImportReader.init)
+                var coming: [SampleType: Int] = [:]
+                for (name, count) in cursor.tally.taken { if let type = SampleType(rawValue: name) { coming[type] = count } }
+                store.reserveCapacity(coming)
                 return [event(.importChecked, now, fields)] + (job.total == 0 ? finishHealthImport(job, tally: cursor.tally, now: now) : [])
             case .importing:
                 let entries = try cursor.next(limit: max(1, topology.wire.maxItemsPerMessage / 2))
