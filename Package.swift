@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport"]),
-        .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport"]),
+        .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport", "CExportScan"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "ZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
