@@ -143,13 +143,11 @@ public enum ScenarioLoader {
     /// A file a command names (`import-health export.zip`) is relative to the scenario file, as
     /// its topology is; the nodes get the absolute path, whatever their working directory.
     static func resolvingPaths(_ command: String, file: String) -> String {
-        guard var parsed = try? ParsedCommand(parsing: command), parsed.verb == "import-health", let path = parsed.arguments.first,
-              !path.hasPrefix("/") else { return command }
-        let directory = ((file as NSString).deletingLastPathComponent as NSString).isAbsolutePath
-            ? (file as NSString).deletingLastPathComponent
-            : FileManager.default.currentDirectoryPath + "/" + (file as NSString).deletingLastPathComponent
-        parsed.arguments[0] = ((directory + "/" + path) as NSString).standardizingPath
-        return parsed.text
+        guard let parsed = try? ParsedCommand(parsing: command), ParsedCommand.pathVerbs.contains(parsed.verb) else { return command }
+        let folder = (file as NSString).deletingLastPathComponent
+        let directory = (folder as NSString).isAbsolutePath ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        let resolved = parsed.resolvingPaths(relativeTo: directory)
+        return resolved == parsed ? command : resolved.text
     }
 
     /// The command's verb must exist for the node (arguments are checked when it runs).

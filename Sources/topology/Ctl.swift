@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PairSimCore
 import PairSimRuntime
 
@@ -30,8 +31,14 @@ struct Ctl: ParsableCommand {
         guard !command.isEmpty else { throw ValidationError("give a command, e.g. 'topology ctl \(node) status'") }
         guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be above 0 and at most 3600 seconds") }
         let endpoint = try loadTopology(topology).nodes[name]!.control
+        // A file named relative to here, not to the node's working directory.
+        var words = command
+        if ParsedCommand.pathVerbs.contains(words[0]), words.count > 1, !words[1].hasPrefix("-") {
+            words[1] = ParsedCommand(verb: words[0], arguments: [words[1]])
+                .resolvingPaths(relativeTo: FileManager.default.currentDirectoryPath).arguments[0]
+        }
         // The shell took the quotes off: put them back around words that need them.
-        let text = command.map { word in
+        let text = words.map { word in
             word.contains(where: \.isWhitespace) || word.isEmpty ? "\"" + word.replacingOccurrences(of: "\"", with: "'") + "\"" : word
         }.joined(separator: " ")
         let reply: ControlClient.Reply

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A command as typed: on a node's stdin, through its control socket, or in a scenario timeline.
 public struct ParsedCommand: Hashable, Sendable {
     /// The verb, e.g. `start-workout`.
@@ -56,6 +58,19 @@ public struct ParsedCommand: Hashable, Sendable {
             index += 1
         }
         self.init(verb: verb.lowercased(), arguments: arguments, options: options)
+    }
+
+    /// Verbs whose first argument names a file (`import-health export.zip`).
+    public static let pathVerbs: Set<String> = ["import-health"]
+
+    /// The command with a relative file argument made absolute against `directory` (the scenario
+    /// file's folder, or the working directory of whoever typed it), so a node finds the file
+    /// whatever its own working directory.
+    public func resolvingPaths(relativeTo directory: String) -> ParsedCommand {
+        guard Self.pathVerbs.contains(verb), let path = arguments.first, !path.hasPrefix("/"), !path.hasPrefix("~") else { return self }
+        var resolved = self
+        resolved.arguments[0] = ((directory + "/" + path) as NSString).standardizingPath
+        return resolved
     }
 
     /// The text form, re-parseable.
