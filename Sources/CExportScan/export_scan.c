@@ -79,6 +79,11 @@ static int fail(pxs_scanner *s, size_t at, const char *format, const char *detai
 
 // MARK: Pieces
 
+static inline uint64_t has_byte(uint64_t word, uint64_t pattern) {
+    uint64_t x = word ^ pattern;
+    return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+}
+
 static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 static int is_name_start(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == ':' || c >= 0x80; }
 static int is_name_char(uint8_t c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.'; }
@@ -227,11 +232,30 @@ static int scan_start_tag(pxs_scanner *s) {
         uint8_t quote = *p++;
         const uint8_t *close = memchr(p, quote, (size_t)(stop - p));
         if (!close) break;
-        const uint8_t *lt = memchr(p, '<', (size_t)(close - p));
-        if (lt) return fail(s, (size_t)(lt - s->buffer), "'<' inside an attribute value%s", "");
+        // '<' is refused and '&' starts a reference: one loop over short values (most of an
+        // export's: dates, numbers, type names), memchr over long ones (the device text).
         int found = 0;
-        size_t bad = check_references(s, (size_t)(p - s->buffer), (size_t)(close - s->buffer), &found);
-        if (bad != (size_t)(close - s->buffer)) return fail(s, bad, "a bad or undefined entity reference in an attribute value%s", "");
+        if (close - p <= 48) {
+            // Eight bytes at a time while none is '<' or '&' (the classic zero-byte test).
+            const uint8_t *q = p;
+            for (; q + 8 <= close; q += 8) {
+                uint64_t word;
+                memcpy(&word, q, 8);
+                if (has_byte(word, 0x3C3C3C3C3C3C3C3CULL) | has_byte(word, 0x2626262626262626ULL)) break;
+            }
+            for (; q < close; q++) {
+                if (*q == '<') return fail(s, (size_t)(q - s->buffer), "'<' inside an attribute value%s", "");
+                if (*q == '&') found = 1;
+            }
+        } else {
+            const uint8_t *lt = memchr(p, '<', (size_t)(close - p));
+            if (lt) return fail(s, (size_t)(lt - s->buffer), "'<' inside an attribute value%s", "");
+            found = memchr(p, '&', (size_t)(close - p)) != NULL;
+        }
+        if (found) {
+            size_t bad = check_references(s, (size_t)(p - s->buffer), (size_t)(close - s->buffer), &found);
+            if (bad != (size_t)(close - s->buffer)) return fail(s, bad, "a bad or undefined entity reference in an attribute value%s", "");
+        }
         for (int i = 0; i < count; i++) {
             if (s->attributes[i].name_length == attribute_length && memcmp(s->attributes[i].name, attribute, attribute_length) == 0) {
                 return fail(s, (size_t)(attribute - s->buffer), "an attribute given twice in one tag%s", "");
@@ -299,6 +323,17 @@ int pxs_next(pxs_scanner *s) {
                 return fail(s, s->start, "the file ends inside <%s> (truncated?)", open);
             }
             return PXS_DONE;
+        }
+        if (*p == '\n') {
+            // The usual text between an export's elements: a newline and an indent.
+            const uint8_t *q = p + 1;
+            while (q < stop && (*q == ' ' || *q == '\t')) q++;
+            if (q < stop && *q == '<') {
+                s->line++;
+                s->line_start_offset = s->base_offset + (size_t)(p - s->buffer) + 1;
+                s->start = (size_t)(q - s->buffer);
+                continue;
+            }
         }
         if (*p != '<') {
             // Text: checked (references; nothing but whitespace outside the root) and skipped.

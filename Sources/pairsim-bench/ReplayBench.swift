@@ -24,6 +24,9 @@ struct ReplayBench: ParsableCommand {
     @Option(help: "Replay this export (export.xml, the zip or its folder) instead of a generated one.")
     var export: String?
 
+    @Flag(help: "Only time reading the file (the baseline), for profiling the reader.")
+    var readOnly = false
+
     func run() throws {
         let directory = NSTemporaryDirectory() + "pairsim-bench-export-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -67,6 +70,7 @@ struct ReplayBench: ParsableCommand {
         let parseMedian = percentile(parse, 0.5)
         report("\(total) entries, \(bytes / 1_000_000) MB. Baseline, reading the file alone (one pass): median \(format(parseMedian, 2)) s = \(human(Double(total) / parseMedian)) records/s, \(format(Double(bytes) / 1e6 / parseMedian, 0)) MB/s (runs: \(parse.map { format($0, 2) }.joined(separator: ", ")) s)")
 
+        if readOnly { return }
         var times: [Double] = []
         for index in 0..<runs {
             let pair = try BenchPair(name: "replay", yamlExtra: "", basePort: 19_400 + Int(getpid() % 500) * 2)
