@@ -34,6 +34,17 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     var bytesRead = 0
     /// The scanner has read the first chunk and asks for more.
     var wantsSecondChunk = false
+    /// Where a located failure is, before its line is put in the message (the second half's
+    /// reader learns its first line only when the first half is read).
+    var located: (what: String, line: Int, column: Int)?
+
+    // A large export.xml is read in two halves at once (see `SecondHalf`): this reader stops at
+    // `limit` and then hands out what the other thread read.
+    /// Files at least this large are read in two halves.
+    public static let parallelThreshold = 16 << 20
+    var second: SecondHalf?
+    var limit: Int?
+    var secondCursor: (any HealthExportCursor)?
 
     // What the parse is in.
     var depth = 0
@@ -74,7 +85,8 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         return tally
     }
 
-    public init(_ request: HealthImportRequest) throws(HealthExportError) {
+    /// Opens an export; a plain export.xml of `parallelThreshold` bytes or more is read in two halves.
+    public init(_ request: HealthImportRequest, parallelThreshold: Int = HealthExportReader.parallelThreshold) throws(HealthExportError) {
         self.request = request
         since = request.since.map { Array($0.utf8) }
         until = request.until.map { Array($0.utf8) }
@@ -110,9 +122,50 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             name = path
         }
         try start()
+        if case .file = input, size >= parallelThreshold, let split = Self.splitPoint(fd, size: Int(size)) {
+            second = SecondHalf(request: request, path: path, name: name, from: split)
+            limit = split
+        }
+    }
+
+    /// Internal: the reader of a second half, from `offset` (a line start) to the end, as if
+    /// inside `<HealthData>`.
+    init(segment request: HealthImportRequest, path: String, name: String, from offset: Int) throws(HealthExportError) {
+        self.request = request
+        since = request.since.map { Array($0.utf8) }
+        until = request.until.map { Array($0.utf8) }
+        wanted = ObjectType.all.map { request.types?.contains($0) ?? true }
+        self.name = name
+        fingerprint = ""
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0, lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
+            if fd >= 0 { close(fd) }
+            throw HealthExportError("\(path): cannot be read (\(String(cString: strerror(errno))))")
+        }
+        input = .file(fd)
+        pxs_init(scanner)
+        let prefix = Array("<HealthData>\n".utf8)
+        let space = pxs_space(scanner, prefix.count)!
+        prefix.withUnsafeBufferPointer { _ = memcpy(space, $0.baseAddress!, prefix.count) }
+        pxs_commit(scanner, prefix.count)
+        wantsSecondChunk = true
+    }
+
+    /// The start of a line near the middle of the file where a child of the root element begins
+    /// (`\n <Record …`), or nil.
+    static func splitPoint(_ fd: Int32, size: Int) -> Int? {
+        var window = [UInt8](repeating: 0, count: 1 << 16)
+        let got = window.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 1 << 16, off_t(size / 2)) }
+        guard got > 3 else { return nil }
+        for index in 0..<(got - 3) where window[index] == 0x0A && window[index + 1] == 0x20 && window[index + 2] == 0x3C
+            && ((0x41...0x5A).contains(window[index + 3]) || (0x61...0x7A).contains(window[index + 3])) {
+            return size / 2 + index + 1
+        }
+        return nil
     }
 
     deinit {
+        second?.cancel()
         pxs_free(scanner)
         scanner.deallocate()
         for buffer in decoded { buffer.deallocate() }
@@ -159,6 +212,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     public func next(limit: Int) throws(HealthExportError) -> [ExportEntry] {
         while pending.count < limit, !ended { try step() }
         if let failure { throw failure }
+        if pending.isEmpty, let secondCursor { return try secondCursor.next(limit: limit) }
         let count = min(limit, pending.count)
         if count == pending.count {
             defer { pending.removeAll(keepingCapacity: true) }
@@ -184,7 +238,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         default:
             let line = Int(scanner.pointee.error_line), column = Int(scanner.pointee.error_column)
             let message = withUnsafeBytes(of: scanner.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            throw fail(HealthExportError("\(name) line \(line), column \(column): \(message)", line: line, column: column))
+            throw failAt(message, line: line, column: column)
         }
         if let failure { throw failure }
     }
@@ -196,10 +250,14 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             return
         }
         guard let space = pxs_space(scanner, 1 << 16) else { throw fail(HealthExportError("\(name): out of memory after \(bytesRead) bytes")) }
+        if let limit, bytesRead == limit {
+            try handOver()
+            return
+        }
         let count: Int
         switch input {
         case .file(let fd):
-            count = read(fd, space, 1 << 16)
+            count = read(fd, space, limit.map { min(1 << 16, $0 - bytesRead) } ?? 1 << 16)
             if count < 0 { throw fail(HealthExportError("\(name): read failed after \(bytesRead) bytes (\(String(cString: strerror(errno))))")) }
         case .zip(let archive):
             count = archive_read_data(archive, space, 1 << 16)
@@ -220,8 +278,12 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
 
     /// Stops the read at the element being read, naming its place (where its tag starts).
     func refuse(_ what: String) {
-        let line = Int(scanner.pointee.event_line), column = Int(scanner.pointee.event_column)
-        _ = fail(HealthExportError("\(name) line \(line), column \(column): \(what)", line: line, column: column))
+        _ = failAt(what, line: Int(scanner.pointee.event_line), column: Int(scanner.pointee.event_column))
+    }
+
+    func failAt(_ what: String, line: Int, column: Int) -> HealthExportError {
+        if failure == nil { located = (what, line, column) }
+        return fail(HealthExportError("\(name) line \(line), column \(column): \(what)", line: line, column: column))
     }
 
     // MARK: Elements
@@ -256,8 +318,53 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         depth -= 1
     }
 
+    /// The first half is read: if it ended between two children of the root (as it does unless
+    /// the middle of the file is inside a comment or CDATA), what the other thread read follows it;
+    /// if not, this reader reads on through the second half itself.
+    func handOver() throws(HealthExportError) {
+        guard let second else { return }
+        self.second = nil
+        limit = nil
+        let clean = scanner.pointee.start == scanner.pointee.end && scanner.pointee.depth == 1 && scanner.pointee.pending_end == 0
+            && depth == 1 && workout == nil
+        guard clean else { second.cancel(); return }
+        guard let other = second.finish() else { throw fail(second.openError ?? HealthExportError("\(name): the second half could not be read")) }
+        let firstLine = Int(scanner.pointee.line)
+        if let error = other.failure {
+            // Its lines count from the line it started on (line 2 after its "<HealthData>" prefix).
+            if let (what, line, column) = other.located {
+                let shifted = firstLine + line - 2
+                throw fail(HealthExportError("\(name) line \(shifted), column \(column): \(what)", line: shifted, column: column))
+            }
+            throw fail(error)
+        }
+        for index in taken.indices { taken[index] += other.taken[index] }
+        filtered += other.filtered
+        for (type, count) in other.unknown { unknown[type, default: 0] += count }
+        guard let otherStaged = other.staged, let mine = staged,
+              let rest = otherStaged.cursor(tally: HealthExportTally(), fingerprint: fingerprint) else {
+            throw fail(HealthExportError("\(name): the import's temporary file could not be read back"))
+        }
+        secondCursor = rest
+        readInHalves = true
+        staged = nil
+        halves = (mine, otherStaged)
+        ended = true
+    }
+
+    /// The two halves' staged entries, when the file was read in two.
+    var halves: (StagedEntries, StagedEntries)?
+    /// Whether the file was read in two halves (for tests).
+    var readInHalves = false
+
     public func rewound() -> (any HealthExportCursor)? {
-        guard ended, failure == nil, pending.isEmpty, let staged else { return nil }
+        guard ended, failure == nil, pending.isEmpty else { return nil }
+        if let (first, second) = halves {
+            halves = nil
+            guard let a = first.cursor(tally: tally, fingerprint: fingerprint), let b = second.cursor(tally: tally, fingerprint: fingerprint) else { return nil }
+            return ChainedCursor([a, b], tally: tally, fingerprint: fingerprint)
+        }
+        guard let staged else { return nil }
         self.staged = nil
         return staged.cursor(tally: tally, fingerprint: fingerprint)
     }

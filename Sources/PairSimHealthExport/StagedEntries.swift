@@ -127,3 +127,68 @@ final class StagedCursor: HealthExportCursor, @unchecked Sendable {
 
     func rewound() -> (any HealthExportCursor)? { nil }
 }
+
+/// Cursors one after another (the two halves of an export read at once).
+final class ChainedCursor: HealthExportCursor, @unchecked Sendable {
+    var cursors: [any HealthExportCursor]
+    let tally: HealthExportTally
+    let fingerprint: String
+
+    init(_ cursors: [any HealthExportCursor], tally: HealthExportTally, fingerprint: String) {
+        self.cursors = cursors
+        self.tally = tally
+        self.fingerprint = fingerprint
+    }
+
+    func next(limit: Int) throws(HealthExportError) -> [ExportEntry] {
+        while let first = cursors.first {
+            let entries = try first.next(limit: limit)
+            if !entries.isEmpty { return entries }
+            cursors.removeFirst()
+        }
+        return []
+    }
+
+    func rewound() -> (any HealthExportCursor)? { nil }
+}
+
+/// The second half of a large export.xml, read and checked on a thread of its own while the
+/// reader that opened the file reads the first: the check is a parse of the whole file, and the
+/// phone has nothing to do until it ends, so the second core would otherwise sit idle. Its
+/// entries are staged like the first half's; what it found is merged when the first half is done,
+/// so entries, counts and the first error come out exactly as a read from start to end gives them.
+final class SecondHalf: @unchecked Sendable {
+    let lock = NSLock()
+    var cancelled = false
+    let done = DispatchSemaphore(value: 0)
+    var reader: HealthExportReader?
+    var openError: HealthExportError?
+
+    init(request: HealthImportRequest, path: String, name: String, from offset: Int) {
+        let thread = Thread { [self] in
+            do throws(HealthExportError) {
+                let reader = try HealthExportReader(segment: request, path: path, name: name, from: offset)
+                self.reader = reader
+                while !lock.withLock({ cancelled }) {
+                    if try reader.next(limit: 20_000).isEmpty { break }
+                }
+            } catch {
+                if reader == nil { openError = error }
+            }
+            done.signal()
+        }
+        thread.name = "pairsim.export-second-half"
+        thread.start()
+    }
+
+    /// Waits for the thread; its reader (nil if the file could not be opened: `openError`).
+    func finish() -> HealthExportReader? {
+        done.wait()
+        return reader
+    }
+
+    func cancel() {
+        lock.withLock { cancelled = true }
+        done.wait()
+    }
+}

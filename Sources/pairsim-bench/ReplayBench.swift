@@ -50,25 +50,30 @@ struct ReplayBench: ParsableCommand {
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
 
-        // Baseline: the reader alone (one pass, as the check does).
-        var parse: [Double] = []
+        // Baseline: the reader alone, on one thread, then in two halves at once (as the check reads).
         var entries = expected
-        for _ in 0..<runs {
-            t0 = monotonicNanoseconds()
-            let reader = try HealthExportReader(HealthImportRequest(path: path))
-            var read = 0
-            while true {
-                let batch = try reader.next(limit: 20_000)
-                if batch.isEmpty { break }
-                read += batch.count
+        func readAll(parallelFrom threshold: Int) throws -> [Double] {
+            var times: [Double] = []
+            for _ in 0..<runs {
+                t0 = monotonicNanoseconds()
+                let reader = try HealthExportReader(HealthImportRequest(path: path), parallelThreshold: threshold)
+                var read = 0
+                while true {
+                    let batch = try reader.next(limit: 20_000)
+                    if batch.isEmpty { break }
+                    read += batch.count
+                }
+                guard expected < 0 || read == expected else { throw BenchError("the reader found \(read) entries, the generator wrote \(expected)") }
+                entries = read
+                times.append(Double(monotonicNanoseconds() - t0) / 1e9)
             }
-            guard expected < 0 || read == expected else { throw BenchError("the reader found \(read) entries, the generator wrote \(expected)") }
-            entries = read
-            parse.append(Double(monotonicNanoseconds() - t0) / 1e9)
+            return times
         }
+        let one = try readAll(parallelFrom: .max), two = try readAll(parallelFrom: HealthExportReader.parallelThreshold)
         let total = entries
-        let parseMedian = percentile(parse, 0.5)
-        report("\(total) entries, \(bytes / 1_000_000) MB. Baseline, reading the file alone (one pass): median \(format(parseMedian, 2)) s = \(human(Double(total) / parseMedian)) records/s, \(format(Double(bytes) / 1e6 / parseMedian, 0)) MB/s (runs: \(parse.map { format($0, 2) }.joined(separator: ", ")) s)")
+        let parseMedian = percentile(one, 0.5), halvesMedian = percentile(two, 0.5)
+        report("\(total) entries, \(bytes / 1_000_000) MB. Baseline, reading the file alone on one thread: median \(format(parseMedian, 2)) s = \(human(Double(total) / parseMedian)) records/s, \(format(Double(bytes) / 1e6 / parseMedian, 0)) MB/s (runs: \(one.map { format($0, 2) }.joined(separator: ", ")) s)")
+        report("  in two halves at once (as the check reads a plain export.xml of 16 MB or more): median \(format(halvesMedian, 2)) s = \(human(Double(total) / halvesMedian)) records/s")
 
         if readOnly { return }
         var times: [Double] = []
@@ -94,6 +99,6 @@ struct ReplayBench: ParsableCommand {
             report("run \(index + 1): checked, imported, sent and acknowledged durable on the phone in \(format(seconds, 2)) s = \(human(Double(total) / seconds)) records/s; peak RSS watch \(rss[.watch]!) MB, phone \(rss[.phone]!) MB")
         }
         let median = percentile(times, 0.5)
-        report("median \(format(median, 2)) s = \(human(Double(total) / median)) records/s end to end (goal ≥ 500 k/s), \(format(median / parseMedian, 2))× the time of reading the file alone")
+        report("median \(format(median, 2)) s = \(human(Double(total) / median)) records/s end to end (goal ≥ 500 k/s), \(format(median / parseMedian, 2))× the time of reading the file alone on one thread")
     }
 }

@@ -206,3 +206,71 @@ extension String {
         return replacingCharacters(in: match.range, with: template.replacingOccurrences(of: "$1", with: String(match.output.1)))
     }
 }
+
+/// A large export.xml is read in two halves at once; nothing about the result may show it.
+@Suite("Reading a large export in two halves")
+struct HealthExportHalvesTests {
+    static func read(_ path: String, parallelFrom threshold: Int) -> (entries: [ExportEntry], tally: HealthExportTally, rewound: [ExportEntry], error: HealthExportError?, halves: Bool) {
+        do {
+            let reader = try HealthExportReader(HealthImportRequest(path: path), parallelThreshold: threshold)
+            var entries: [ExportEntry] = []
+            while true {
+                let batch = try reader.next(limit: 7_000)
+                if batch.isEmpty { break }
+                entries += batch
+            }
+            var again: [ExportEntry] = []
+            if let cursor = reader.rewound() {
+                while true {
+                    let batch = try cursor.next(limit: 5_000)
+                    if batch.isEmpty { break }
+                    again += batch
+                }
+            }
+            return (entries, reader.tally, again, nil, reader.readInHalves)
+        } catch {
+            return ([], HealthExportTally(), [], error, false)
+        }
+    }
+
+    @Test("two halves give the same entries, counts, read-back and first error as one pass")  // R: E1, E3
+    func sameAsOnePass() throws {
+        let dir = try HealthExportReaderTests.directory("halves")
+        _ = try HealthExportReaderTests.export(dir + "/export.xml", days: 12, seed: 6)
+        let text = try String(contentsOfFile: dir + "/export.xml", encoding: .utf8)
+        let whole = Self.read(dir + "/export.xml", parallelFrom: .max)
+        let halves = Self.read(dir + "/export.xml", parallelFrom: 1)
+        #expect(whole.error == nil && halves.error == nil)
+        #expect(halves.halves && !whole.halves)
+        #expect(!whole.entries.isEmpty && halves.entries == whole.entries && halves.tally == whole.tally)
+        #expect(whole.rewound == whole.entries && halves.rewound == whole.entries)
+
+        // A bad value in the second half: the same message, line and column.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let late = lines.count * 3 / 4
+        let target = try #require(lines.indices.first { $0 > late && lines[$0].contains("HKQuantityTypeIdentifierHeartRate\"") })
+        var bad = lines
+        bad[target] = Substring(String(lines[target]).replacingFirst(#/(value=")[0-9.]+"/#, with: "$1999\""))
+        try bad.joined(separator: "\n").write(toFile: dir + "/late.xml", atomically: true, encoding: .utf8)
+        let oneLate = Self.read(dir + "/late.xml", parallelFrom: .max), twoLate = Self.read(dir + "/late.xml", parallelFrom: 1)
+        #expect(oneLate.error != nil && twoLate.error == oneLate.error, "\(String(describing: twoLate.error)) vs \(String(describing: oneLate.error))")
+        #expect(oneLate.error?.line == target + 1)
+
+        // The middle of the file inside a comment: the first half does not end cleanly, and the
+        // reader reads on by itself.
+        var commented = lines
+        let middle = lines.count / 2
+        func wholeRecord(after index: Int) -> Int? {
+            lines.indices.first { $0 >= index && lines[$0].hasPrefix(" <Record") && lines[$0].hasSuffix("/>") }
+        }
+        let open = try #require(wholeRecord(after: middle - 300)), close = try #require(wholeRecord(after: middle + 300))
+        commented[open] = "<!--" + commented[open]
+        commented[close] = commented[close] + "-->"
+        try commented.joined(separator: "\n").write(toFile: dir + "/commented.xml", atomically: true, encoding: .utf8)
+        let oneCommented = Self.read(dir + "/commented.xml", parallelFrom: .max), twoCommented = Self.read(dir + "/commented.xml", parallelFrom: 1)
+        #expect(oneCommented.error == nil && twoCommented.error == nil)
+        #expect(!twoCommented.halves, "the split fell inside the comment")
+        #expect(twoCommented.entries == oneCommented.entries && twoCommented.tally == oneCommented.tally)
+        #expect(oneCommented.entries.count < whole.entries.count)
+    }
+}
