@@ -23,8 +23,8 @@ public struct HealthStore: Hashable, Sendable {
 
     /// Samples per type, indexed by `SampleType.index` (no hashing per sample).
     struct SampleTable: Hashable, Sendable {
-        var lists: [[Stored<HealthSample>]] = Array(repeating: [], count: SampleType.allCases.count)
-        subscript(type: SampleType) -> [Stored<HealthSample>] { lists[type.index] }
+        var lists: [ChunkedList<Stored<HealthSample>>] = Array(repeating: ChunkedList(), count: SampleType.allCases.count)
+        subscript(type: SampleType) -> ChunkedList<Stored<HealthSample>> { lists[type.index] }
     }
 
     /// What a save changed.
@@ -65,15 +65,11 @@ public struct HealthStore: Hashable, Sendable {
         return .object(counts)
     }
 
-    /// Makes room for `additional` more samples of each type at once (a bulk import knows how many
-    /// are coming): one allocation per type instead of a doubling and copy every power of two.
+    /// Makes room for `additional` more samples (a bulk import knows how many are coming): the set
+    /// of ids grows once instead of rehashing at every power of two. (The samples themselves are
+    /// kept in chunks that never move.)
     public mutating func reserveCapacity(_ additional: [SampleType: Int]) {
-        var total = 0
-        for (type, count) in additional where count > 0 {
-            samplesByType.lists[type.index].reserveCapacity(samplesByType.lists[type.index].count + count)
-            total += count
-        }
-        sampleIDs.reserveCapacity(sampleIDs.count + total)
+        sampleIDs.reserveCapacity(sampleIDs.count + additional.values.reduce(0, +))
     }
 
     /// Saves new objects; objects already here or deleted earlier are ignored (idempotent by UUID).
