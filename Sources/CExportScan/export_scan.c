@@ -96,8 +96,17 @@ static size_t reference_length(const uint8_t *p, const uint8_t *stop) {
         int hex = q < stop && *q == 'x';
         if (hex) q++;
         const uint8_t *digits = q;
-        while (q < stop && ((*q >= '0' && *q <= '9') || (hex && ((*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F'))))) q++;
+        uint32_t code = 0;
+        while (q < stop && ((*q >= '0' && *q <= '9') || (hex && ((*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F'))))) {
+            uint32_t digit = *q <= '9' ? (uint32_t)(*q - '0') : (uint32_t)((*q | 0x20) - 'a' + 10);
+            code = code > 0x10FFFF ? code : code * (hex ? 16 : 10) + digit;
+            q++;
+        }
         if (q == digits || q >= stop || *q != ';') return 0;
+        // Only characters XML allows (no NUL, no other control characters, no surrogates).
+        int allowed = code == 0x9 || code == 0xA || code == 0xD || (code >= 0x20 && code <= 0xD7FF)
+            || (code >= 0xE000 && code <= 0xFFFD) || (code >= 0x10000 && code <= 0x10FFFF);
+        if (!allowed) return 0;
         return (size_t)(q - p) + 1;
     }
     static const char *names[] = {"lt;", "gt;", "amp;", "quot;", "apos;"};
@@ -313,6 +322,14 @@ int pxs_next(pxs_scanner *s) {
     }
     for (;;) {
         const uint8_t *p = s->buffer + s->start, *stop = s->buffer + s->end;
+        if (s->base_offset + s->start == 0 && !s->seen_root) {
+            // A UTF-8 byte order mark may open the file.
+            if (stop - p < 3 && !s->eof) return PXS_NEED;
+            if (stop - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
+                s->start += 3;
+                continue;
+            }
+        }
         if (p >= stop) {
             if (!s->eof) return PXS_NEED;
             if (!s->seen_root) return fail(s, s->start, "no root element: the file is empty or not XML%s", "");
@@ -342,7 +359,7 @@ int pxs_next(pxs_scanner *s) {
             if (!lt && !s->eof) {
                 // Keep a possibly cut reference for the next round.
                 const uint8_t *amp = memrchr(p, '&', (size_t)(stop - p));
-                if (amp && stop - amp < 12) text_end = amp;
+                if (amp && stop - amp < 40 && !memchr(amp, ';', (size_t)(stop - amp))) text_end = amp;
                 if (text_end == p) return PXS_NEED;
             }
             if (s->depth == 0) {

@@ -23,7 +23,8 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     let name: String
     public let fingerprint: String
     var input: Input
-    let scanner = UnsafeMutablePointer<pxs_scanner>.allocate(capacity: 1)
+    /// Allocated once the file is open (an init that throws before never owns one).
+    let scanner: UnsafeMutablePointer<pxs_scanner>
     /// Attribute values with references, decoded for the element being read.
     var decoded: [UnsafeMutableBufferPointer<UInt8>] = []
     var pending: [ExportEntry] = []
@@ -121,6 +122,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             input = .file(fd)
             name = path
         }
+        scanner = .allocate(capacity: 1)
         try start()
         if case .file = input, size >= parallelThreshold, let split = Self.splitPoint(fd, size: Int(size)) {
             second = SecondHalf(request: request, path: path, name: name, from: split)
@@ -143,6 +145,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             throw HealthExportError("\(path): cannot be read (\(String(cString: strerror(errno))))")
         }
         input = .file(fd)
+        scanner = .allocate(capacity: 1)
         pxs_init(scanner)
         let prefix = Array("<HealthData>\n".utf8)
         let space = pxs_space(scanner, prefix.count)!
@@ -212,7 +215,12 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     public func next(limit: Int) throws(HealthExportError) -> [ExportEntry] {
         while pending.count < limit, !ended { try step() }
         if let failure { throw failure }
-        if pending.isEmpty, let secondCursor { return try secondCursor.next(limit: limit) }
+        if pending.count < limit, let secondCursor {
+            // Across the junction of the halves, batches are filled as one pass fills them.
+            let more = try secondCursor.next(limit: limit - pending.count)
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending + more
+        }
         let count = min(limit, pending.count)
         if count == pending.count {
             defer { pending.removeAll(keepingCapacity: true) }
@@ -338,17 +346,17 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             }
             throw fail(error)
         }
+        // What the other thread read is in its temporary file; if that could not be written (no
+        // room in the temporary directory), this reader reads the second half itself, as one pass.
+        guard let otherStaged = other.staged, !otherStaged.failed,
+              let rest = otherStaged.cursor(tally: HealthExportTally(), fingerprint: fingerprint) else { return }
         for index in taken.indices { taken[index] += other.taken[index] }
         filtered += other.filtered
         for (type, count) in other.unknown { unknown[type, default: 0] += count }
-        guard let otherStaged = other.staged, let mine = staged,
-              let rest = otherStaged.cursor(tally: HealthExportTally(), fingerprint: fingerprint) else {
-            throw fail(HealthExportError("\(name): the import's temporary file could not be read back"))
-        }
         secondCursor = rest
         readInHalves = true
+        if let mine = staged, !mine.failed { halves = (mine, otherStaged) }
         staged = nil
-        halves = (mine, otherStaged)
         ended = true
     }
 

@@ -141,12 +141,12 @@ final class ChainedCursor: HealthExportCursor, @unchecked Sendable {
     }
 
     func next(limit: Int) throws(HealthExportError) -> [ExportEntry] {
-        while let first = cursors.first {
-            let entries = try first.next(limit: limit)
-            if !entries.isEmpty { return entries }
-            cursors.removeFirst()
+        var entries: [ExportEntry] = []
+        while entries.count < limit, let first = cursors.first {
+            let more = try first.next(limit: limit - entries.count)
+            if more.isEmpty { cursors.removeFirst() } else { entries += more }
         }
-        return []
+        return entries
     }
 
     func rewound() -> (any HealthExportCursor)? { nil }

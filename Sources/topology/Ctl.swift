@@ -31,16 +31,15 @@ struct Ctl: ParsableCommand {
         guard !command.isEmpty else { throw ValidationError("give a command, e.g. 'topology ctl \(node) status'") }
         guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be above 0 and at most 3600 seconds") }
         let endpoint = try loadTopology(topology).nodes[name]!.control
-        // A file named relative to here, not to the node's working directory.
-        var words = command
-        if ParsedCommand.pathVerbs.contains(words[0]), words.count > 1, !words[1].hasPrefix("-") {
-            words[1] = ParsedCommand(verb: words[0], arguments: [words[1]])
-                .resolvingPaths(relativeTo: FileManager.default.currentDirectoryPath).arguments[0]
-        }
         // The shell took the quotes off: put them back around words that need them.
-        let text = words.map { word in
+        var text = command.map { word in
             word.contains(where: \.isWhitespace) || word.isEmpty ? "\"" + word.replacingOccurrences(of: "\"", with: "'") + "\"" : word
         }.joined(separator: " ")
+        // A file named relative to here, not to the node's working directory.
+        if ParsedCommand.pathVerbs.contains(command[0]), let parsed = try? ParsedCommand(parsing: text) {
+            let resolved = parsed.resolvingPaths(relativeTo: FileManager.default.currentDirectoryPath)
+            if resolved != parsed { text = resolved.text }
+        }
         let reply: ControlClient.Reply
         do {
             reply = try ControlClient(endpoint: endpoint, timeoutMilliseconds: Int32(timeout * 1_000)).send(text)

@@ -72,10 +72,11 @@ struct ExportScanTests {
     func accepts() {
         let documents: [(String, [String])] = [
             ("<a/>", ["+a()@1:1", "-"]),
+            ("\u{FEFF}<a/>", ["+a()@1:4", "-"]),
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- c -->\n<!DOCTYPE a [\n<!ATTLIST a b CDATA '>' >\n]>\n<a b = 'x' c=\"y\" ></a >\n",
              ["+a(b=x,c=y)@6:1", "-"]),
-            ("<a x=\"&#12;&#x1F600;&amp;&lt;&gt;&quot;&apos;\">text &amp; <![CDATA[ <not> & a tag ]]><?pi x?><!-- <b> --></a>",
-             ["+a(x=&#12;&#x1F600;&amp;&lt;&gt;&quot;&apos;)@1:1", "-"]),
+            ("<a x=\"&#233;&#x1F600;&amp;&lt;&gt;&quot;&apos;\">text &amp; <![CDATA[ <not> & a tag ]]><?pi x?><!-- <b> --></a>",
+             ["+a(x=&#233;&#x1F600;&amp;&lt;&gt;&quot;&apos;)@1:1", "-"]),
             ("<HealthData>\n <Record type=\"t\"\n   value=\"1\"/>\n <Workout><WorkoutStatistics sum=\"2\"/></Workout>\n</HealthData>",
              ["+HealthData()@1:1", "+Record(type=t,value=1)@2:2", "-", "+Workout()@4:2", "+WorkoutStatistics(sum=2)@4:11", "-", "-", "-"]),
         ]
@@ -88,6 +89,8 @@ struct ExportScanTests {
         ("<a x='1' x='2'/>", "given twice", 1, 10),
         ("<a x=\"1\"y=\"2\"/>", "expected whitespace", 1, 9),
         ("<a>&foo;</a>", "undefined entity reference in text", 1, 4),
+        ("<a x=\"&#0;\"/>", "bad or undefined entity reference in an attribute value", 1, 7),
+        ("<a>&#xD800;</a>", "undefined entity reference in text", 1, 4),
         ("<a>&amp</a>", "undefined entity reference in text", 1, 4),
         ("<a x=\"a<b\"/>", "'<' inside an attribute value", 1, 8),
         ("<a/><b/>", "extra content after the root element", 1, 5),

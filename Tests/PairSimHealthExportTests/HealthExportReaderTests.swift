@@ -130,7 +130,12 @@ struct HealthExportReaderTests {
             return
         }
         #expect(abs(kg - 68.0388555) < 1e-6 && abs(kcal - 100) < 1e-9)
-        #expect(entries[0].source.name.utf8.count <= ObjectSource.maxNameBytes && entries[0].source.name.hasPrefix("Scale with"))
+        #expect(entries[0].source.name == "Scale with a rather long")
+        // A name is cut before the first character that does not fit, never around it; the app
+        // group's own names are never taken by another source.
+        #expect(ObjectSource(truncating: "Maximilian’s Apple Watch").name == "Maximilian’s Apple Wat")
+        #expect(ObjectSource(truncating: "Twenty-two bytes long!’s Watch").name == "Twenty-two bytes long!")
+        #expect(ObjectSource(truncating: "watch").name == "watch (export)" && !ObjectSource(truncating: "phone-app").isOwnAppGroup)
     }
 
     /// One bad line in a good export, and what the reader must say about it.

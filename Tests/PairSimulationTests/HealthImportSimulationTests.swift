@@ -126,4 +126,21 @@ struct HealthImportSimulationTests {
         let total = Int64(counts.totalRecords + counts.workouts)
         #expect(finished.last?["saved"] == 0 && finished.last?["ignored"] == .int(total), "the second import found everything by UUID")
     }
+
+    @Test("UUIDs come from the entries alone: a later import of more days saves only what is new")  // R: E1
+    func uuidsIndependentOfOptions() throws {
+        let (path, counts) = try Self.export("uuids", days: 4)
+        let timeline = """
+              - { at: 1m, watch: "import-health \(path) --since 2024-01-03 --types hr" }
+              - { at: 10m, watch: "import-health \(path)" }
+            """
+        var simulator = Simulator(try Self.scenario(timeline))
+        simulator.run()
+        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        let finished = simulator.events.filter { $0.name == "import.finished" }
+        let first = try #require(finished.first?["saved"]?.intValue)
+        #expect(first > 0 && finished.count == 2)
+        #expect(finished.last?["ignored"] == .int(first), "the heart rate from the 3rd on was already there")
+        #expect(Self.counts(simulator.phoneStore) == Self.expected(counts))
+    }
 }

@@ -67,9 +67,10 @@ public struct ParsedCommand: Hashable, Sendable {
     /// file's folder, or the working directory of whoever typed it), so a node finds the file
     /// whatever its own working directory.
     public func resolvingPaths(relativeTo directory: String) -> ParsedCommand {
-        guard Self.pathVerbs.contains(verb), let path = arguments.first, !path.hasPrefix("/"), !path.hasPrefix("~") else { return self }
+        guard Self.pathVerbs.contains(verb), let path = arguments.first, !path.hasPrefix("/") else { return self }
         var resolved = self
-        resolved.arguments[0] = ((directory + "/" + path) as NSString).standardizingPath
+        resolved.arguments[0] = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath
+            : ((directory + "/" + path) as NSString).standardizingPath
         return resolved
     }
 

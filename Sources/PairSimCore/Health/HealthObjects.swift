@@ -35,9 +35,15 @@ public struct ObjectSource: Hashable, Sendable, CustomStringConvertible {
 
     /// A source name cut to at most 24 bytes at a character boundary (an Apple Health export's
     /// `sourceName`, e.g. `Kim’s Apple Watch`, can be longer).
+    /// Never one of the app group's own names: `watch`, `phone`, `watch-app` and `phone-app` get
+    /// ` (export)` after them, so another source can never pass for the app.
     public init(truncating name: String) {
         var cut = ""
-        for character in name where cut.utf8.count + character.utf8.count <= Self.maxNameBytes { cut.append(character) }
+        for character in name {
+            guard cut.utf8.count + character.utf8.count <= Self.maxNameBytes else { break }
+            cut.append(character)
+        }
+        if ["watch", "phone", "watch-app", "phone-app"].contains(cut) { cut += " (export)" }
         self.init(name: cut.isEmpty ? "unknown" : cut)
     }
 

@@ -188,10 +188,11 @@ final class HealthImportReader: @unchecked Sendable {
 }
 
 extension UUID {
-    /// The UUID an imported object gets: time-ordered like the watch's own (its emulated time in the
-    /// first 48 bits), the rest a hash of what the entry says. Apple's export carries no UUIDs; this
-    /// makes importing the same file twice save nothing the second time.
-    init(imported entry: ExportEntry, at start: EmulatedInstant) {
+    /// The UUID an imported object gets: time-ordered like a UUIDv7 (the entry's own Unix time in
+    /// the first 48 bits), the rest a hash of what the entry says. Apple's export carries no UUIDs;
+    /// this makes importing the same data again save nothing new, whatever `--since`, `--until` or
+    /// `--types` chose and whichever day the import starts from.
+    init(imported entry: ExportEntry) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ value: UInt64) {
             hash = (hash ^ value) &* 0x0000_0100_0000_01b3
@@ -211,7 +212,7 @@ extension UUID {
         mix(UInt64(bitPattern: entry.end))
         for byte in entry.source.name.utf8 { mix(UInt64(byte)) }
         var random = SplitMix64(seed: hash)
-        let time = (UUIDGenerator.unixBase &+ UInt64(max(0, start.milliseconds))) & 0xFFFF_FFFF_FFFF
+        let time = UInt64(max(0, entry.start)) & 0xFFFF_FFFF_FFFF
         let a = random.next(), b = random.next()
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { bytes in
@@ -308,7 +309,7 @@ extension WatchModel {
                 var batch = HealthObjectsBatch()
                 for entry in entries {
                     let start = EmulatedInstant(milliseconds: entry.start - base), end = EmulatedInstant(milliseconds: entry.end - base)
-                    let uuid = UUID(imported: entry, at: start)
+                    let uuid = UUID(imported: entry)
                     switch entry.kind {
                     case .sample(let type, let value):
                         batch.samples.append(HealthSample(uuid: uuid, type: type, start: start, end: end, value: value, source: entry.source))
