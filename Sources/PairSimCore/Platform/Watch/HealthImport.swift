@@ -184,7 +184,13 @@ public struct HealthImportJob: Hashable, Sendable {
 /// The open file behind a job: not persisted (a restarted watch opens it again).
 final class HealthImportReader: @unchecked Sendable {
     let cursor: any HealthExportCursor
-    init(_ cursor: any HealthExportCursor) { self.cursor = cursor }
+    /// Entries a reopened file still has to be read past (what a restarted watch had saved), a
+    /// check-sized piece per turn so the watch keeps answering.
+    var toSkip = 0
+    init(_ cursor: any HealthExportCursor, skipping: Int = 0) {
+        self.cursor = cursor
+        toSkip = skipping
+    }
 }
 
 extension UUID {
@@ -297,12 +303,18 @@ extension WatchModel {
                 job.done = 0
                 job.phase = .importing
                 healthImport = job
-                importReader = cursor.rewound().map(HealthImportReader.init)
+                importReader = cursor.rewound().map { HealthImportReader($0) }
                 var coming: [SampleType: Int] = [:]
                 for (name, count) in cursor.tally.taken { if let type = SampleType(rawValue: name) { coming[type] = count } }
                 store.reserveCapacity(coming)
                 return [event(.importChecked, now, fields)] + (job.total == 0 ? finishHealthImport(job, tally: cursor.tally, now: now) : [])
             case .importing:
+                if let reader = importReader, reader.toSkip > 0 {
+                    let skipped = try cursor.next(limit: min(HealthImportJob.checkBatch, reader.toSkip))
+                    guard !skipped.isEmpty else { throw HealthExportError("\(job.request.path) ended before entry \(job.done)") }
+                    reader.toSkip -= skipped.count
+                    return []
+                }
                 let entries = try cursor.next(limit: max(1, topology.wire.maxItemsPerMessage / 2))
                 guard !entries.isEmpty else { return finishHealthImport(job, tally: cursor.tally, now: now) }
                 let base = job.base ?? 0
@@ -357,15 +369,7 @@ extension WatchModel {
         guard cursor.fingerprint == job.fingerprint else {
             throw HealthExportError("\(job.request.path) changed since the import started (\(job.fingerprint) → \(cursor.fingerprint))")
         }
-        var skipped = 0
-        if job.phase == .importing {
-            while skipped < job.done {
-                let entries = try cursor.next(limit: min(HealthImportJob.checkBatch, job.done - skipped))
-                guard !entries.isEmpty else { throw HealthExportError("\(job.request.path) ended before entry \(job.done)") }
-                skipped += entries.count
-            }
-        }
-        importReader = HealthImportReader(cursor)
+        importReader = HealthImportReader(cursor, skipping: job.phase == .importing ? job.done : 0)
         return cursor
     }
 
