@@ -68,11 +68,6 @@ extension HealthExportReader {
         bytes.count == other.count && other.withUnsafeBufferPointer { memcmp(bytes.baseAddress!, $0.baseAddress!, bytes.count) == 0 }
     }
 
-    /// A number as a person writes it (`900`, `0.5`).
-    static func show(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
-
     /// Byte-wise `a < b` (dates as `YYYY-MM-DD` compare this way).
     static func less(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         a.lexicographicallyPrecedes(b)
@@ -143,19 +138,11 @@ extension HealthExportReader {
         let year = digits(0, 4), month = digits(5, 2), day = digits(8, 2)
         let hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2)
         let offsetHours = digits(21, 2), offsetMinutes = digits(23, 2)
-        guard !bad, (1...12).contains(month), day >= 1, day <= daysIn(month, year), hour < 24, minute < 60, second < 60,
+        guard !bad, CivilDate.isValid(year, month, day), hour < 24, minute < 60, second < 60,
               offsetHours <= 14, offsetMinutes < 60 else { return nil }
         let offset = Int32((offsetHours * 60 + offsetMinutes) * (b[20] == 0x2D ? -1 : 1))
         let dayStart = CivilDate.days(year, month, day) * 86_400_000 - Int64(offset) * 60_000
         return (dayStart + Int64(hour * 3_600 + minute * 60 + second) * 1_000, dayStart, offset)
-    }
-
-    static func daysIn(_ month: Int, _ year: Int) -> Int {
-        switch month {
-        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     /// `HKWorkoutActivityTypeRunning` → `running`: PairSim's own names where it has the activity

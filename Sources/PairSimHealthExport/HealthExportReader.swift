@@ -321,7 +321,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             workout = nil
             var entry = done.entry
             entry.kind = .workout(activity: done.activity, active: done.active, energy: done.energy)
-            take(entry, .workout)
+            take(entry)
         }
         depth -= 1
     }
@@ -377,9 +377,14 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         return staged.cursor(tally: tally, fingerprint: fingerprint)
     }
 
-    func take(_ entry: ExportEntry, _ type: ObjectType) {
+    /// Counts and keeps an entry (`ObjectType.all` lists the sample types in their index order, then workouts).
+    func take(_ entry: ExportEntry) {
         staged?.add(entry)
-        let index = ObjectType.all.firstIndex(of: type)!
+        let index: Int
+        switch entry.kind {
+        case .sample(let type, _): index = type.index
+        case .workout: index = ObjectType.all.count - 1
+        }
         taken[index] += 1
         pending.append(entry)
     }
@@ -416,11 +421,11 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             value = number * factor
         }
         guard type.validRange.contains(value) else {
-            return refuse("\(what): value \(Self.show(value)) \(type.unit) is outside \(Self.show(type.validRange.lowerBound))…\(Self.show(type.validRange.upperBound)), the range the wire carries")
+            return refuse("\(what): value \(HealthExportGenerator.number(value)) \(type.unit) is outside \(HealthExportGenerator.number(type.validRange.lowerBound))…\(HealthExportGenerator.number(type.validRange.upperBound)), the range the wire carries")
         }
         guard let source = source(element, what) else { return }
         take(ExportEntry(kind: .sample(type, value: value), start: dates.start, end: dates.end, dayStart: dates.dayStart,
-                         offsetMinutes: dates.offset, source: source), .sample(type))
+                         offsetMinutes: dates.offset, source: source))
     }
 
     func startWorkout(_ element: Attributes) {
@@ -468,7 +473,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             return nil
         }
         let value = number * factor
-        guard (0...50_000).contains(value) else { refuse("\(what): energy \(Self.show(value)) kcal is outside 0…50000"); return nil }
+        guard (0...50_000).contains(value) else { refuse("\(what): energy \(HealthExportGenerator.number(value)) kcal is outside 0…50000"); return nil }
         return value
     }
 

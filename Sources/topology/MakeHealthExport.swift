@@ -32,10 +32,7 @@ struct MakeHealthExport: ParsableCommand {
     }
 
     func parsedStart() throws -> (Int, Int, Int) {
-        let parts = start.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1900...2200).contains(y), (1...12).contains(m),
-              (1...31).contains(d), start.count == 10,
-              CivilDate.isValid(y, m, d) else {
+        guard let (y, m, d) = CivilDate.parse(start), (1900...2200).contains(y) else {
             throw ValidationError("--start must be a date like 2024-01-01, got \"\(start)\"")
         }
         return (y, m, d)

@@ -17,7 +17,12 @@ public struct UUIDGenerator: Hashable, Sendable {
 
     /// The next UUID for an object created at `now`.
     public mutating func next(at now: EmulatedInstant) -> UUID {
-        let time = (Self.unixBase &+ UInt64(max(0, now.milliseconds))) & 0xFFFF_FFFF_FFFF
+        Self.version7(unixMilliseconds: Self.unixBase &+ UInt64(max(0, now.milliseconds)), random: &random)
+    }
+
+    /// A UUIDv7: `unixMilliseconds` in the first 48 bits, the rest drawn from `random`.
+    static func version7(unixMilliseconds: UInt64, random: inout SplitMix64) -> UUID {
+        let time = unixMilliseconds & 0xFFFF_FFFF_FFFF
         let a = random.next(), b = random.next()
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { bytes in

@@ -25,9 +25,28 @@ public enum CivilDate {
         return (Int(yoe + era * 400) + (m <= 2 ? 1 : 0), m, d)
     }
 
+    /// Days in a month of a year (February: 28 or 29).
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// Whether year, month and day name a real date (2024-02-30 does not).
     public static func isValid(_ year: Int, _ month: Int, _ day: Int) -> Bool {
-        (1...12).contains(month) && (1...31).contains(day) && date(days(year, month, day)) == (year, month, day)
+        (1...12).contains(month) && day >= 1 && day <= daysIn(month: month, year: year)
+    }
+
+    /// `YYYY-MM-DD` as year, month and day, when it names a real date.
+    public static func parse(_ text: String) -> (year: Int, month: Int, day: Int)? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
+              [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy({ (48...57).contains(bytes[$0]) }),
+              let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)),
+              isValid(year, month, day) else { return nil }
+        return (year, month, day)
     }
 
     /// `YYYY-MM-DD` of a day since 1970-01-01.

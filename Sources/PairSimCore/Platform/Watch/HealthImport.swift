@@ -218,17 +218,7 @@ extension UUID {
         mix(UInt64(bitPattern: entry.end))
         for byte in entry.source.name.utf8 { mix(UInt64(byte)) }
         var random = SplitMix64(seed: hash)
-        let time = UInt64(max(0, entry.start)) & 0xFFFF_FFFF_FFFF
-        let a = random.next(), b = random.next()
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &uuid) { bytes in
-            for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: time >> (40 - 8 * UInt64(i))) }
-            for i in 6..<8 { bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i))) }
-            for i in 8..<16 { bytes[i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i - 8))) }
-            bytes[6] = (bytes[6] & 0x0F) | 0x70
-            bytes[8] = (bytes[8] & 0x3F) | 0x80
-        }
-        self.init(uuid: uuid)
+        self = UUIDGenerator.version7(unixMilliseconds: UInt64(max(0, entry.start)), random: &random)
     }
 }
 
@@ -264,11 +254,7 @@ extension WatchModel {
 
     static func day(_ args: ArgumentReader, _ name: String) throws(CommandError) -> String? {
         guard let text = args.line.options[name] else { return nil }
-        let bytes = Array(text.utf8)
-        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
-        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D, digits.allSatisfy({ (48...57).contains(bytes[$0]) }),
-              let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)),
-              CivilDate.isValid(year, month, day) else {
+        guard CivilDate.parse(text) != nil else {
             throw CommandError("import-health: --\(name) must be a day like 2024-03-01, got \"\(text)\"")
         }
         return text
