@@ -50,7 +50,8 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     // What the parse is in.
     var depth = 0
     var root = false
-    var workout: PartialWorkout?
+    /// The `Workout` being read: taken at its end tag, once its statistics are in.
+    var workout: ExportEntry?
 
     // Filters, as bytes of `YYYY-MM-DD` and a mask over `ObjectType.all`.
     let since: [UInt8]?
@@ -67,15 +68,6 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     enum Input {
         case file(Int32)
         case zip(OpaquePointer)
-    }
-
-    struct PartialWorkout {
-        var entry: ExportEntry
-        var line: Int
-        var column: Int
-        var activity: String
-        var active: EmulatedDuration
-        var energy: Double?
     }
 
     public var tally: HealthExportTally {
@@ -319,9 +311,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     func endElement() {
         if depth == 2, let done = workout, failure == nil {
             workout = nil
-            var entry = done.entry
-            entry.kind = .workout(activity: done.activity, active: done.active, energy: done.energy)
-            take(entry)
+            take(done)
         }
         depth -= 1
     }
@@ -455,16 +445,16 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
             guard let value = energyValue(total, element["totalEnergyBurnedUnit"], what) else { return }
             energy = value
         }
-        let entry = ExportEntry(kind: .workout(activity: activity, active: active, energy: energy), start: dates.start, end: dates.end,
-                                dayStart: dates.dayStart, offsetMinutes: dates.offset, source: source)
-        workout = PartialWorkout(entry: entry, line: 0, column: 0, activity: activity, active: active, energy: energy)
+        workout = ExportEntry(kind: .workout(activity: activity, active: active, energy: energy), start: dates.start, end: dates.end,
+                              dayStart: dates.dayStart, offsetMinutes: dates.offset, source: source)
     }
 
     /// Version 13 and later: the workout's active energy is a `WorkoutStatistics` child.
     func workoutStatistics(_ element: Attributes) {
         guard let type = element["type"], Self.equals(type, "HKQuantityTypeIdentifierActiveEnergyBurned"), let sum = element["sum"] else { return }
-        guard let value = energyValue(sum, element["unit"], "WorkoutStatistics HKQuantityTypeIdentifierActiveEnergyBurned") else { return }
-        workout?.energy = value
+        guard let value = energyValue(sum, element["unit"], "WorkoutStatistics HKQuantityTypeIdentifierActiveEnergyBurned"),
+              case .workout(let activity, let active, _)? = workout?.kind else { return }
+        workout?.kind = .workout(activity: activity, active: active, energy: value)
     }
 
     func energyValue(_ text: UnsafeBufferPointer<UInt8>, _ unit: UnsafeBufferPointer<UInt8>?, _ what: String) -> Double? {
