@@ -110,22 +110,6 @@ enum StateTables {
         try db.execute(sql: "INSERT INTO node_state (id) VALUES (1)")
     }
 
-    /// The `import-health` job in progress (schema v3).
-    static func createImport(_ db: Database) throws {
-        try db.create(table: "watch_import") { t in
-            t.primaryKey("id", .integer).check { $0 == 1 }
-            t.column("path", .text).notNull()
-            t.column("since", .text)
-            t.column("until", .text)
-            t.column("types", .text)
-            t.column("phase", .text).notNull()
-            for column in ["done", "total", "saved", "ignored"] { t.column(column, .integer).notNull() }
-            t.column("base_ms", .integer)
-            t.column("first_day", .text)
-            t.column("fingerprint", .text).notNull()
-        }
-    }
-
     // MARK: Writing
 
     static func write(_ key: String, _ value: JSON, _ db: Database) throws {
@@ -156,17 +140,7 @@ enum StateTables {
             try db.execute(sql: "INSERT INTO watch_bulk (id, type, total, done, first_ms, span_ms, random_state) VALUES (1, ?, ?, ?, ?, ?, ?)",
                            arguments: [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
                                        try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])
-        case "watch.import":
-            try db.execute(sql: "DELETE FROM watch_import")
-            guard value != .null, let request = value["request"] else { return }
-            let types = request["types"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") }
-            try db.execute(sql: """
-                INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [try string(request, "path", key), request["since"]?.stringValue, request["until"]?.stringValue, types,
-                                 try string(value, "phase", key), try int(value, "done", key), try int(value, "total", key),
-                                 try int(value, "saved", key), try int(value, "ignored", key), value["base"]?.intValue,
-                                 value["firstDay"]?.stringValue, try string(value, "fingerprint", key)])
+        case "watch.import": try writeImport(value, db)
         case "phone.app":
             try db.execute(sql: "DELETE FROM phone_app; DELETE FROM phone_denied")
             try db.execute(sql: "INSERT INTO phone_app (id, state, locked, frontmost_at_lock, background_since) VALUES (1, ?, ?, ?, ?)",
@@ -299,19 +273,7 @@ enum StateTables {
                                                 ("random", "random_state")]).members { object.append(key, value) }
             values["watch.bulk"] = .object(object)
         }
-        if let job = try Row.fetchOne(db, sql: "SELECT * FROM watch_import") {
-            let types = (job["types"] as String?).map { JSON.array($0.split(separator: ",").map { .string(String($0)) }) } ?? .null
-            let request: JSONObject = ["path": .string(job["path"]), "since": (job["since"] as String?).map(JSON.string) ?? .null,
-                                       "until": (job["until"] as String?).map(JSON.string) ?? .null, "types": types]
-            var object: JSONObject = ["request": .object(request), "phase": .string(job["phase"])]
-            for (key, value) in integers(job, [("done", "done"), ("total", "total"), ("saved", "saved"), ("ignored", "ignored")]).members {
-                object.append(key, value)
-            }
-            object.append("base", (job["base_ms"] as Int64?).map(JSON.int) ?? .null)
-            object.append("firstDay", (job["first_day"] as String?).map(JSON.string) ?? .null)
-            object.append("fingerprint", .string(job["fingerprint"]))
-            values["watch.import"] = .object(object)
-        }
+        if let job = try readImport(db) { values["watch.import"] = job }
         if let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") {
             let denied = try String.fetchAll(db, sql: "SELECT type FROM phone_denied ORDER BY rowid")
             values["phone.app"] = .object([

@@ -1,0 +1,53 @@
+import GRDB
+import PairSimCore
+
+/// The watch's `import-health` job (schema v3): one row while an import is in progress, written
+/// with each batch so a restarted watch resumes it (R: E1).
+extension StateTables {
+    /// The `import-health` job in progress (schema v3).
+    static func createImport(_ db: Database) throws {
+        try db.create(table: "watch_import") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("path", .text).notNull()
+            t.column("since", .text)
+            t.column("until", .text)
+            t.column("types", .text)
+            t.column("phase", .text).notNull()
+            for column in ["done", "total", "saved", "ignored"] { t.column(column, .integer).notNull() }
+            t.column("base_ms", .integer)
+            t.column("first_day", .text)
+            t.column("fingerprint", .text).notNull()
+        }
+    }
+
+    static func writeImport(_ value: JSON, _ db: Database) throws {
+        let key = "watch.import"
+        try db.execute(sql: "DELETE FROM watch_import")
+        guard value != .null, let request = value["request"] else { return }
+        let types = request["types"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") }
+        try db.execute(sql: """
+            INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [try string(request, "path", key), request["since"]?.stringValue, request["until"]?.stringValue, types,
+                             try string(value, "phase", key), try int(value, "done", key), try int(value, "total", key),
+                             try int(value, "saved", key), try int(value, "ignored", key), value["base"]?.intValue,
+                             value["firstDay"]?.stringValue, try string(value, "fingerprint", key)])
+    }
+
+    /// The job as `HealthImportJob.json` spells it (same members, same order), or nil.
+    static func readImport(_ db: Database) throws -> JSON? {
+        guard let job = try Row.fetchOne(db, sql: "SELECT * FROM watch_import") else { return nil }
+        let types = (job["types"] as String?).map { JSON.array($0.split(separator: ",").map { .string(String($0)) }) } ?? .null
+        let request: JSONObject = ["path": .string(job["path"]), "since": (job["since"] as String?).map(JSON.string) ?? .null,
+                                   "until": (job["until"] as String?).map(JSON.string) ?? .null, "types": types]
+        var object: JSONObject = ["request": .object(request), "phase": .string(job["phase"])]
+        object.append("done", .int(job["done"]))
+        object.append("total", .int(job["total"]))
+        object.append("base", (job["base_ms"] as Int64?).map(JSON.int) ?? .null)
+        object.append("firstDay", (job["first_day"] as String?).map(JSON.string) ?? .null)
+        object.append("fingerprint", .string(job["fingerprint"]))
+        object.append("saved", .int(job["saved"]))
+        object.append("ignored", .int(job["ignored"]))
+        return .object(object)
+    }
+}
