@@ -108,7 +108,7 @@ let package = Package(
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport"]),
         .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport", "CExportScan"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "ZeroMQ"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimHealthExport", "ZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,6 +35,14 @@ public struct HealthExportGenerator {
 
         public init() {}
         public var totalRecords: Int { records.values.reduce(0, +) }
+
+        /// What an import of the file saves, by the store's type names (`heartRate`, …, `workout`);
+        /// types with none left out.
+        public var byStoreType: [String: Int] {
+            var byType: [String: Int] = ["workout": workouts]
+            for (name, count) in records { if let type = SampleType(exportName: name) { byType[type.rawValue, default: 0] += count } }
+            return byType.filter { $0.value > 0 }
+        }
     }
 
     /// One workout of a day: what the heart-rate, step and energy records around it follow.

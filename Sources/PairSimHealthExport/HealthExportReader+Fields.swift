@@ -161,6 +161,12 @@ extension HealthExportReader {
 }
 
 extension SampleType {
+    /// The type an export's `type` attribute names (`HKQuantityTypeIdentifierHeartRate`), if PairSim models it.
+    public init?(exportName: String) {
+        guard let match = HealthExportReader.sampleTypes.first(where: { "\($0.0)" == exportName }) else { return nil }
+        self = match.1
+    }
+
     /// The export's `type` attribute for this type.
     var exportName: String {
         "\(HealthExportReader.sampleTypes.first { $0.1 == self }!.0)"

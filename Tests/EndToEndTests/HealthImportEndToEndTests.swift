@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import PairSimCore
+import PairSimHealthExport
 import Testing
 
 /// `import-health` on the real binaries (R: E1, E3): the file read by watch-node, the data synced
@@ -14,22 +15,27 @@ struct HealthImportEndToEndTests {
         let path = pair.directory + "/export-\(days)d.xml"
         let (status, output) = try pair.runTopology(["make-health-export", "--days", String(days), "--seed", String(seed), "--output", path])
         #expect(status == 0, "\(output)")
-        let names: [String: String] = [
-            "HKQuantityTypeIdentifierHeartRate": "heartRate", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": "heartRateVariabilitySDNN",
-            "HKQuantityTypeIdentifierRestingHeartRate": "restingHeartRate", "HKCategoryTypeIdentifierSleepAnalysis": "sleepAnalysis",
-            "HKQuantityTypeIdentifierStepCount": "stepCount", "HKQuantityTypeIdentifierBodyMass": "bodyMass",
-            "HKQuantityTypeIdentifierBodyFatPercentage": "bodyFatPercentage", "HKQuantityTypeIdentifierBodyMassIndex": "bodyMassIndex",
-            "HKQuantityTypeIdentifierActiveEnergyBurned": "activeEnergyBurned",
-        ]
         var byType: [String: Int] = [:]
         // "  Record HKQuantityTypeIdentifierHeartRate: 2143" and "  Workout: 3 (…)"
         for line in output.split(separator: "\n") {
             let words = line.split(separator: " ")
-            if words.count == 3, words[0] == "Record", let name = names[String(words[1].dropLast())], let count = Int(words[2]) { byType[name] = count }
+            if words.count == 3, words[0] == "Record", let name = SampleType(exportName: String(words[1].dropLast()))?.rawValue, let count = Int(words[2]) { byType[name] = count }
             if words.count >= 2, words[0] == "Workout:", let count = Int(words[1]) { byType["workout"] = count }
         }
         #expect(byType.count == 10, "\(output)")
         return (path, byType)
+    }
+
+    /// The phone's store by type once it holds `expected` (the last acknowledgements are still on
+    /// the way when the watch reports the end), or what it holds after 60 s of asking.
+    static func phoneCounts(_ pair: PairHarness, reaching expected: [String: Int]) throws -> [String: Int] {
+        let deadline = Date().addingTimeInterval(60)
+        var phone = byType(try pair.status(.phone))
+        while phone != expected, Date() < deadline {
+            usleep(50_000)
+            phone = byType(try pair.status(.phone))
+        }
+        return phone
     }
 
     static func byType(_ status: JSON) -> [String: Int] {
@@ -50,14 +56,7 @@ struct HealthImportEndToEndTests {
         #expect(status == 0 && reply.contains("checking"), "\(reply)")
         let finished = try pair.waitFor(.watch, seconds: 60, "import.finished") { $0.name == "import.finished" }
         #expect(finished.first?["unknown"] == 0)
-        let deadline = Date().addingTimeInterval(60)
-        var phone: [String: Int] = [:]
-        while Date() < deadline {
-            phone = Self.byType(try pair.status(.phone))
-            if phone == expected { break }
-            usleep(100_000)
-        }
-        #expect(phone == expected)
+        #expect(try Self.phoneCounts(pair, reaching: expected) == expected)
         #expect(Self.byType(try pair.status(.watch)) == expected)
         // Again: everything is found by UUID and nothing is saved twice.
         _ = try pair.must(.watch, "import-health \(path)")
@@ -120,13 +119,6 @@ struct HealthImportEndToEndTests {
         let finished = try pair.waitFor(.watch, seconds: 90, "import.finished after the restart") { $0.name == "import.finished" }
         #expect(pair.events(.watch).contains { $0.name == "node.started" && $0["restored"] == .bool(true) })
         #expect(finished.first?["entries"]?.intValue == Int64(expected.values.reduce(0, +)))
-        let deadline = Date().addingTimeInterval(60)
-        var phone: [String: Int] = [:]
-        while Date() < deadline {
-            phone = Self.byType(try pair.status(.phone))
-            if phone == expected { break }
-            usleep(100_000)
-        }
-        #expect(phone == expected)
+        #expect(try Self.phoneCounts(pair, reaching: expected) == expected)
     }
 }

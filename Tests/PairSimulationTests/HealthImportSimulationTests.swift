@@ -49,19 +49,6 @@ struct HealthImportSimulationTests {
         return counts
     }
 
-    static func expected(_ counts: HealthExportGenerator.Counts) -> [String: Int] {
-        var byType: [String: Int] = ["workout": counts.workouts]
-        let names: [String: SampleType] = [
-            "HKQuantityTypeIdentifierHeartRate": .heartRate, "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": .heartRateVariabilitySDNN,
-            "HKQuantityTypeIdentifierRestingHeartRate": .restingHeartRate, "HKCategoryTypeIdentifierSleepAnalysis": .sleepAnalysis,
-            "HKQuantityTypeIdentifierStepCount": .stepCount, "HKQuantityTypeIdentifierBodyMass": .bodyMass,
-            "HKQuantityTypeIdentifierBodyFatPercentage": .bodyFatPercentage, "HKQuantityTypeIdentifierBodyMassIndex": .bodyMassIndex,
-            "HKQuantityTypeIdentifierActiveEnergyBurned": .activeEnergyBurned,
-        ]
-        for (name, count) in counts.records { byType[names[name]!.rawValue, default: 0] += count }
-        return byType.filter { $0.value > 0 }
-    }
-
     @Test("an import reaches the phone type by type as in the file, over a lossy channel, the same bytes every run")  // R: E1, V1
     func deterministic() throws {
         let (path, counts) = try Self.export("det", days: 6)
@@ -70,8 +57,8 @@ struct HealthImportSimulationTests {
         first.run()
         #expect(first.failedCommands.isEmpty, "\(first.failedCommands)")
         let finished = try #require(first.events.first { $0.name == "import.finished" })
-        #expect(Self.counts(first.phoneStore) == Self.expected(counts))
-        #expect(Self.counts(first.watchStore) == Self.expected(counts))
+        #expect(Self.counts(first.phoneStore) == counts.byStoreType)
+        #expect(Self.counts(first.watchStore) == counts.byStoreType)
         #expect(finished["saved"] == .int(Int64(counts.totalRecords + counts.workouts)) && finished["unknown"] == 0)
         #expect(finished.at > .zero + .minutes(1) + .seconds(5), "the import waited for acknowledgements (outbox of 2)")
         #expect(first.events.contains { $0.name == "sync.lost" }, "the channel lost messages on the way")
@@ -121,8 +108,8 @@ struct HealthImportSimulationTests {
         let finished = simulator.events.filter { $0.name == "import.finished" }
         #expect(finished.count == 2)
         #expect(finished.first.map { $0.at > killed.at } == true, "the import was still going when the watch was killed")
-        #expect(Self.counts(simulator.phoneStore) == Self.expected(counts))
-        #expect(Self.counts(simulator.watchStore) == Self.expected(counts))
+        #expect(Self.counts(simulator.phoneStore) == counts.byStoreType)
+        #expect(Self.counts(simulator.watchStore) == counts.byStoreType)
         let total = Int64(counts.totalRecords + counts.workouts)
         #expect(finished.last?["saved"] == 0 && finished.last?["ignored"] == .int(total), "the second import found everything by UUID")
     }
@@ -141,6 +128,6 @@ struct HealthImportSimulationTests {
         let first = try #require(finished.first?["saved"]?.intValue)
         #expect(first > 0 && finished.count == 2)
         #expect(finished.last?["ignored"] == .int(first), "the heart rate from the 3rd on was already there")
-        #expect(Self.counts(simulator.phoneStore) == Self.expected(counts))
+        #expect(Self.counts(simulator.phoneStore) == counts.byStoreType)
     }
 }
