@@ -93,8 +93,8 @@ function histograms(parent, histos) {
 }
 """#
 
-    /// report.html: data embedded as JSON, drawn by the script into SVG.
-    static let template = #"""
+    /// Both pages open alike: title, style, heading and the line of run facts.
+    static let pageHead = #"""
 <!doctype html>
 <html lang="en">
 <head>
@@ -105,6 +105,11 @@ __STYLE__
 <body>
 <h1 id="title"></h1>
 <div class="meta" id="meta"></div>
+
+"""#
+
+    /// report.html: data embedded as JSON, drawn by the script into SVG.
+    static let template = pageHead + #"""
 <h2>Expectations</h2>
 <table id="verdicts"><thead><tr><th></th><th>expectation</th><th>result</th></tr></thead><tbody></tbody></table>
 <h2>Timeline</h2>
@@ -162,17 +167,7 @@ __DRAWING__
 """#
 
     /// compare.html: two runs' counters side by side and their timelines on one axis.
-    static let compareTemplate = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>__TITLE__</title>
-__STYLE__
-</head>
-<body>
-<h1 id="title"></h1>
-<div class="meta" id="meta"></div>
+    static let compareTemplate = pageHead + #"""
 <h2>Cost counters</h2>
 <table id="compare-counters"><thead><tr><th>counter</th><th id="name-a"></th><th id="name-b"></th><th>B − A</th></tr></thead><tbody></tbody></table>
 <h2>Expectations</h2>
