@@ -29,7 +29,6 @@ final class StagedEntries: @unchecked Sendable {
     var activities: [String] = []
     var activityIndex: [String: UInt16] = [:]
     var last: (source: ObjectSource, index: UInt16)?
-    var written = 0
     var failed = false
 
     init?() {
@@ -82,7 +81,6 @@ final class StagedEntries: @unchecked Sendable {
         guard !buffer.isEmpty, !failed else { return }
         let count = buffer.withUnsafeBytes { fwrite($0.baseAddress, MemoryLayout<Row>.stride, buffer.count, file) }
         if count != buffer.count { failed = true }
-        written += buffer.count
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -62,7 +62,7 @@ extension WatchModel {
         guard !overflow, span < 1 << 50 else { throw CommandError("write-samples: \(count) samples every \(every) span more time than can be written") }
         let first = max(.zero, now - .milliseconds(span))
         bulk = BulkWrite(type: type, total: count, first: first, span: now - first, seed: seed &+ UInt64(counters.samplesWritten))
-        let batch = max(1, topology.wire.maxItemsPerMessage / 2)
+        let batch = messageBatch
         return ok("writing \(count) \(type.rawValue) samples from \(first) to \(now) in batches of \(batch); samples.written reports the end",
                   continueBulkWrite(now: now))
     }
@@ -71,7 +71,7 @@ extension WatchModel {
     mutating func continueBulkWrite(now: EmulatedInstant) -> [NodeAction] {
         guard var job = bulk else { return [] }
         guard sync.hasRoom(.healthkit) else { return [] }
-        let batch = max(1, topology.wire.maxItemsPerMessage / 2)
+        let batch = messageBatch
         var samples: [HealthSample] = []
         samples.reserveCapacity(batch)
         for (at, value) in job.next(batch) {

@@ -80,7 +80,7 @@ extension WatchModel {
                     reader.toSkip -= skipped.count
                     return []
                 }
-                let entries = try cursor.next(limit: max(1, topology.wire.maxItemsPerMessage / 2))
+                let entries = try cursor.next(limit: messageBatch)
                 guard !entries.isEmpty else { return finishHealthImport(job, tally: cursor.tally, now: now) }
                 let base = job.base ?? 0
                 var batch = HealthObjectsBatch()

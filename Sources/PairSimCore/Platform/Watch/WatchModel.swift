@@ -93,10 +93,14 @@ public struct WatchModel: NodeModel {
 
     // MARK: Sync
 
+    /// Samples per healthkit message the watch fills (bulk writes, imports, `sendObjects`): half the
+    /// wire's limit, leaving room in a batch's first message for its workouts and deletions.
+    var messageBatch: Int { max(1, topology.wire.maxItemsPerMessage / 2) }
+
     /// Sends HealthKit objects to the phone, split to fit the message limit.
     mutating func sendObjects(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
         var actions: [NodeAction] = []
-        let chunk = max(1, topology.wire.maxItemsPerMessage / 2)
+        let chunk = messageBatch
         var samples = batch.samples[...]
         var first = true
         while first || !samples.isEmpty {
