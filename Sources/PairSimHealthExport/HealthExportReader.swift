@@ -33,8 +33,6 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     var ended = false
     var failure: HealthExportError?
     var bytesRead = 0
-    /// The scanner has read the first chunk and asks for more.
-    var wantsSecondChunk = false
     /// Where a located failure is, before its line is put in the message (the second half's
     /// reader learns its first line only when the first half is read).
     var located: (what: String, line: Int, column: Int)?
@@ -143,7 +141,6 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         let space = pxs_space(scanner, prefix.count)!
         prefix.withUnsafeBufferPointer { _ = memcpy(space, $0.baseAddress!, prefix.count) }
         pxs_commit(scanner, prefix.count)
-        wantsSecondChunk = true
     }
 
     deinit {
@@ -186,8 +183,10 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     /// is given.
     func start() throws(HealthExportError) {
         pxs_init(scanner)
-        // The whole first chunk, not only up to the root: what is wrong near the top is refused now.
-        while !ended, !root || bytesRead == 0 || !wantsSecondChunk { try step() }
+        while !ended, !root { try step() }
+        // The rest of that chunk too, not only up to the root: what is wrong near the top is refused now.
+        let firstChunk = bytesRead
+        while !ended, bytesRead == firstChunk, scanner.pointee.start < scanner.pointee.end { try step() }
         if !root { throw fail(HealthExportError("\(name): not an Apple Health export (no <HealthData> element)")) }
     }
 
@@ -232,10 +231,6 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
 
     /// Up to 64 KB more of export.xml for the scanner; none at the end of the file.
     func readMore() throws(HealthExportError) {
-        if bytesRead > 0, !wantsSecondChunk, root {
-            wantsSecondChunk = true
-            return
-        }
         guard let space = pxs_space(scanner, 1 << 16) else { throw fail(HealthExportError("\(name): out of memory after \(bytesRead) bytes")) }
         if let limit, bytesRead == limit {
             try handOver()
