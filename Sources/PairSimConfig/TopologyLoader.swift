@@ -33,7 +33,12 @@ public enum TopologyLoader {
         var topology = Topology(name: name, nodes: try nodes(map["nodes"]!), sourcePath: root.file)
         if let seed = map["seed"] { topology.seed = UInt64(try seed.int(in: 0...Int64.max)) }
         if let scale = map["timeScale"] { topology.timeScale = try scale.double(in: Topology.timeScaleRange) }
-        if let channels = map["channels"] { topology.channels = try self.channels(channels) }
+        if let channels = map["channels"] {
+            topology.channels = try self.channels(channels)
+            if let wc = try channels.mapping(allowed: Channel.allCases.map(\.rawValue))["watchconnectivity"] {
+                topology.watchConnectivity = try watchConnectivity(wc)
+            }
+        }
         if let partitions = map["partitions"] {
             for window in try self.partitions(partitions) {
                 for channel in window.channels { topology.channels[channel, default: ChannelConfig()].partitions.append(window) }
@@ -108,6 +113,7 @@ public enum TopologyLoader {
             guard let entry = map[channel.rawValue] else { continue }
             var allowed = ["latency", "loss", "duplicate", "reorder", "reorderWindow"]
             if channel == .cloudkit { allowed.append("exportInterval") }
+            if channel == .watchconnectivity { allowed += watchConnectivityKeys }
             let fields = try entry.mapping(allowed: allowed)
             var config = ChannelConfig()
             if let latency = fields["latency"] { config.latency = try self.latency(latency) }
@@ -120,6 +126,26 @@ public enum TopologyLoader {
             result[channel] = config
         }
         return result
+    }
+
+    static let watchConnectivityKeys = ["messageFailure", "userInfoStall", "messageTimeout", "fileRate"]
+
+    /// The WatchConnectivity-only keys of `channels.watchconnectivity` (docs/TOPOLOGY.md).
+    static func watchConnectivity(_ reader: YAMLReader) throws(ConfigError) -> WCConfig {
+        let fields = try reader.mapping(allowed: ["latency", "loss", "duplicate", "reorder", "reorderWindow"] + watchConnectivityKeys)
+        var config = WCConfig()
+        if let value = fields["messageFailure"] {
+            config.messageFailure = try value.probability()
+            if config.messageFailure >= 1 { throw value.error("must be below 1, or no message would ever go") }
+        }
+        if let stall = fields["userInfoStall"] {
+            let parts = try stall.mapping(allowed: ["chance", "for"], required: ["chance"])
+            config.stallChance = try parts["chance"]!.probability()
+            if let value = parts["for"] { config.stallFor = try PhoneConfigLoader.positive(value) }
+        }
+        if let value = fields["messageTimeout"] { config.messageTimeout = try PhoneConfigLoader.positive(value) }
+        if let value = fields["fileRate"] { config.fileRate = Int(try value.int(in: 1_000...1_000_000_000)) }
+        return config
     }
 
     /// `latency: 2s` | `{constant: 2s}` | `{uniform: [1s, 4s]}` | `{exponential: {mean: 5s}}` |
@@ -205,8 +231,9 @@ public enum TopologyLoader {
     }
 
     static func watch(_ reader: YAMLReader) throws(ConfigError) -> WatchConfig {
-        let map = try reader.mapping(allowed: ["heartRate"])
+        let map = try reader.mapping(allowed: ["heartRate", "workoutMessage"])
         var config = WatchConfig()
+        if let value = map["workoutMessage"] { config.workoutMessage = try value.bool() }
         if let heartRate = map["heartRate"] {
             let fields = try heartRate.mapping(allowed: ["workoutInterval", "restingInterval", "resting"])
             if let value = fields["workoutInterval"] {

@@ -70,6 +70,11 @@ public final class ReferenceApp: PairSimApp {
             store.enableBackgroundDelivery(for: type, frequency: frequency) { _, _ in }
         }
         if config.registerObserversAtLaunch { registerObservers() }
+        // Seed 000's next step (R: X4): the watch app says when a workout finished.
+        if WCSession.isSupported() {
+            WCSession.default.delegate = self
+            WCSession.default.activate()
+        }
         // SwiftData's live query updates the Exercise list in Train.
         ExerciseRecords.shared.onChange { [weak self] _, _ in
             guard let self, self.uiLoaded, self.onScreen, self.tabs.tabs[.train]?.loading == nil else { return }
@@ -265,5 +270,34 @@ public final class ReferenceApp: PairSimApp {
         }
         lines.append("notifier: last seen \(AppDefaults.standard.string(forKey: WorkoutNotifier.lastSeenKey) ?? "none")")
         return lines
+    }
+}
+
+// MARK: WatchConnectivity (seed 000's next step, R: X4)
+
+extension ReferenceApp: WCSessionDelegate {
+    public func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
+        watchSaid(message, via: "message")
+        replyHandler(["ok": true])
+    }
+
+    public func session(_ session: WCSession, didReceiveMessage message: [String: Any]) {
+        watchSaid(message, via: "message")
+    }
+
+    public func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) {
+        watchSaid(userInfo, via: "userInfo")
+    }
+
+    /// "Workout finished" from the watch app: the Train tab reloads at once, past the
+    /// coordinator's throttle (the user just finished it); off screen, the cache is invalidated so
+    /// the next appearance fetches. The HealthKit copy of the workout may still be on its way.
+    func watchSaid(_ info: [String: Any], via: String) {
+        guard info["event"] as? String == "workoutFinished" else { return }
+        AppLog.count("refresh.watchMessage")
+        log("watch.workoutFinished", [("via", .string(via)), ("workout", .string(info["uuid"] as? String ?? "?")),
+                                      ("onScreen", .bool(onScreen))])
+        invalidate(reason: "watchMessage")
+        if uiLoaded, onScreen { reload(.train, source: "watchMessage") }
     }
 }

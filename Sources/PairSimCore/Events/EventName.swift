@@ -45,6 +45,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case appCrashed = "app.crashed"
     case deviceLocked = "device.locked"
     case deviceUnlocked = "device.unlocked"
+    case deviceRebooted = "device.rebooted"
     // Observers and background delivery
     case observerRegistered = "observer.registered"
     case observerFired = "observer.fired"
@@ -73,6 +74,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case notificationSuppressed = "notification.suppressed"
     case detailLoaded = "detail.loaded"
     case detailDegraded = "detail.degraded"
+    case watchWorkoutFinished = "watch.workoutFinished"
     // The delta-sync example app
     case deltaFetched = "delta.fetched"
     case deltaFailed = "delta.failed"
@@ -91,6 +93,20 @@ public enum EventName: String, CaseIterable, Sendable {
     case syncPartitionStart = "sync.partition.start"
     case syncPartitionEnd = "sync.partition.end"
     case wireRejected = "wire.rejected"
+
+    case wcActivated = "wc.activated"
+    case watchApp = "watch.app"
+    case wcReachability = "wc.reachability"
+    case wcQueued = "wc.queued"
+    case wcRefused = "wc.refused"
+    case wcFailed = "wc.failed"
+    case wcStalled = "wc.stalled"
+    case wcCancelled = "wc.cancelled"
+    case wcFinished = "wc.finished"
+    case wcReceived = "wc.received"
+    case wcDelivered = "wc.delivered"
+    case wcReplied = "wc.replied"
+    case wcExpired = "wc.expired"
 }
 
 extension Event {

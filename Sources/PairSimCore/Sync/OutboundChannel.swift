@@ -79,12 +79,13 @@ struct OutboundChannel: Sendable {
     // MARK: Sending
 
     /// Takes a new message into the outbox and starts its journey through the channel model.
-    mutating func enqueue(kind: MessageKind, body: JSONObject, summary: JSONObject, now: EmulatedInstant) -> [NodeAction] {
+    mutating func enqueue(kind: MessageKind, body: JSONObject, summary: JSONObject, now: EmulatedInstant,
+                          extraLatency: EmulatedDuration = .zero) -> [NodeAction] {
         let seq = nextSeq
         nextSeq += 1
         let envelope = Envelope(from: node, stream: stream, seq: seq, sentAt: now, channel: channel, kind: kind, body: body)
         let record = OutboxRecord(seq: seq, kind: kind, frame: WireCodec.encode(envelope), createdAt: now, summary: summary)
-        var latency = config.latency.draw(using: &random) + config.extraLatency(at: now)
+        var latency = config.latency.draw(using: &random) + config.extraLatency(at: now) + extraLatency
         var fields: JSONObject = ["seq": .int(Int64(seq)), "kind": .string(kind.rawValue)]
         if random.chance(config.reorder(at: now)) {
             let extra = EmulatedDuration.milliseconds(Int64(random.uniform(0, Double(config.reorderWindow.milliseconds))))

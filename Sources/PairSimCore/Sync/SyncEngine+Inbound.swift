@@ -20,6 +20,16 @@ extension SyncEngine {
             let error = WireError(.badEnvelope, "envelope.from is \(envelope.from): a \(node) node accepts only its peer's messages")
             return (.rejected(error), [reject(error, topic: envelope.topic, bytes: frameBytes, now: now)])
         }
+        // The link state is what the devices' own radios know: heard across a partition.
+        if envelope.kind == .link {
+            do throws(DecodeError) {
+                _ = try FieldReader(envelope.body, path: "body").bool("reachable")
+            } catch {
+                let wireError = WireError(.badBody, error.description)
+                return (.rejected(wireError), [reject(wireError, topic: envelope.topic, bytes: frameBytes, now: now)])
+            }
+            return (.link(envelope), [])
+        }
         // A partition cuts both ways: what reaches a node whose side of the channel is cut (its own
         // out-of-range or offline) did not, as far as that node can tell.
         if let channel = envelope.channel, outbound[channel]!.isPartitioned(at: now) {
@@ -38,7 +48,9 @@ extension SyncEngine {
             return (.hello, peerAppeared(now: now))
         case .ack:
             return handleAck(envelope, bytes: frameBytes, now: now)
-        case .objects, .records:
+        case .link:
+            preconditionFailure("Invalid state: link is handled above")
+        case .objects, .records, .message, .reply, .userinfo, .context, .file:
             let channel = envelope.channel!
             let window = inbound[channel]?[envelope.stream]
             if let window, window.contains(envelope.seq) {
@@ -62,7 +74,7 @@ extension SyncEngine {
         let streams = FieldReader(members, path: "body.streams")
         for channel in Channel.allCases { _ = try streams.string(channel.rawValue, minBytes: 1, maxBytes: 64) }
         if let extra = members.keys.first(where: { Channel(rawValue: $0) == nil }) {
-            throw DecodeError(path: "body.streams", reason: "unknown channel \"\(extra.prefix(40))\" (expected healthkit and cloudkit)")
+            throw DecodeError(path: "body.streams", reason: "unknown channel \"\(extra.prefix(40))\" (expected healthkit, cloudkit and watchconnectivity)")
         }
     }
 

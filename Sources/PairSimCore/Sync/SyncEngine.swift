@@ -14,6 +14,8 @@ public struct SyncEngine: Sendable {
         /// Arrived while this node's side of its channel is partitioned (out of range, offline):
         /// dropped unread, as if it never came — the sender retransmits; `sync.dropped` says so.
         case unreachable
+        /// A WatchConnectivity link announcement (`wc.link`): the peer app's reachability.
+        case link(Envelope)
         /// Refused; a `wire.rejected` event says why.
         case rejected(WireError)
     }
@@ -46,6 +48,22 @@ public struct SyncEngine: Sendable {
 
     // MARK: Sending
 
+    /// The sequence number the next message on `channel` gets.
+    public func nextSeq(_ channel: Channel) -> UInt64 { outbound[channel]!.nextSeq }
+
+    /// True while message `seq` on `channel` waits for its acknowledgement.
+    public func isPending(_ channel: Channel, _ seq: UInt64) -> Bool { outbound[channel]!.entries[seq] != nil }
+
+    /// A `link` frame on watchconnectivity: unsequenced, sent as it is (no channel model).
+    public func linkFrame(reachable: Bool, now: EmulatedInstant) -> WireFrame {
+        WireCodec.encode(Envelope(from: node, stream: boot, seq: 0, sentAt: now, channel: .watchconnectivity, kind: .link,
+                                  body: ["reachable": .bool(reachable)]))
+    }
+
+    /// Everything up to this sequence number of `stream` on `channel` has arrived (nil: a stream
+    /// this engine does not remember).
+    public func contiguous(_ channel: Channel, stream: String) -> UInt64? { inbound[channel]?[stream]?.cumulative }
+
     /// Outbox size for `channel` (unacknowledged messages).
     public func pending(_ channel: Channel) -> Int { outbound[channel]!.entries.count }
 
@@ -57,9 +75,10 @@ public struct SyncEngine: Sendable {
     /// Sends a data message on `channel`. Writes check `hasRoom` before they start and are refused
     /// when the outbox is full (see `outboxFullEvent`); a write that started completes, so the
     /// outbox may pass its limit by that write's few messages. Nothing is ever dropped here.
+    /// `extraLatency` adds to the channel's own draw (a file's transfer time).
     public mutating func send(_ channel: Channel, kind: MessageKind, body: JSONObject, summary: JSONObject,
-                              now: EmulatedInstant) -> [NodeAction] {
-        outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now)
+                              now: EmulatedInstant, extraLatency: EmulatedDuration = .zero) -> [NodeAction] {
+        outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now, extraLatency: extraLatency)
     }
 
     /// Sends a message that is part of a write already done (a deletion, another app's write):

@@ -22,6 +22,10 @@ public struct WatchConfig: Hashable, Sendable {
     public var restingInterval: EmulatedDuration? = .minutes(10)
     /// The wearer's resting heart rate (bpm).
     public var restingHeartRate: Double = 62
+    /// The watch app tells the phone app "workout finished" over WatchConnectivity when a workout
+    /// ends (seed 000's next step, R: X4): `sendMessage` when reachable, else `transferUserInfo`.
+    /// Off by default, so the HealthKit/CloudKit path alone decides when the phone notices.
+    public var workoutMessage = false
 
     public init() {}
 }
@@ -39,6 +43,8 @@ public struct Topology: Hashable, Sendable {
     public var wire: WireLimits
     public var watch: WatchConfig
     public var phone: PhoneConfig
+    /// WatchConnectivity's faults and PairSim's choices (`channels.watchconnectivity`).
+    public var watchConnectivity = WCConfig()
     /// The file it came from, for messages.
     public var sourcePath: String
 

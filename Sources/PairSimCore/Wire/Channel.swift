@@ -1,12 +1,20 @@
-/// The two logical sync channels between the devices.
+/// The logical channels between the devices.
 public enum Channel: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Apple's paired-device HealthKit sync: workouts, samples, deletions.
     case healthkit
     /// SwiftData `ExerciseRecord` changes through the CloudKit container.
     case cloudkit
+    /// WatchConnectivity between the watch app and the phone app (`WCSession`, R: X1).
+    case watchconnectivity
 
-    /// Topic prefix on the wire: `hk` or `ck`.
-    public var topicPrefix: String { self == .healthkit ? "hk" : "ck" }
+    /// Topic prefix on the wire: `hk`, `ck` or `wc`.
+    public var topicPrefix: String {
+        switch self {
+        case .healthkit: "hk"
+        case .cloudkit: "ck"
+        case .watchconnectivity: "wc"
+        }
+    }
     public var description: String { rawValue }
 }
 
@@ -16,15 +24,38 @@ public enum MessageKind: String, Hashable, Sendable, CaseIterable {
     case objects
     /// ExerciseRecord saves and deletions (channel cloudkit).
     case records
-    /// Acknowledgement of received sequence numbers (either channel).
+    /// `sendMessage`: a live message, maybe asking for a reply (channel watchconnectivity).
+    case message
+    /// The answer to a `message`: the counterpart's reply, or why it could not be delivered.
+    case reply
+    /// `transferUserInfo` (channel watchconnectivity).
+    case userinfo
+    /// `updateApplicationContext` (channel watchconnectivity).
+    case context
+    /// `transferFile`: the file's name, size and metadata (channel watchconnectivity).
+    case file
+    /// Whether this side's app can take live messages now; unsequenced, never acknowledged, and
+    /// heard even across a partition (the devices' own link knows it), channel watchconnectivity.
+    case link
+    /// Acknowledgement of received sequence numbers (any channel).
     case ack
     /// Presence: a node announces itself and its streams (no channel).
     case hello
 }
 
 /// The ZeroMQ topic (first frame) for a channel and kind.
+extension MessageKind {
+    /// True for kinds that carry data, sequenced from 1 and acknowledged.
+    public var isData: Bool {
+        switch self {
+        case .objects, .records, .message, .reply, .userinfo, .context, .file: true
+        case .link, .ack, .hello: false
+        }
+    }
+}
+
 public enum Topic {
-    /// `hk.objects`, `ck.records`, `ack.hk`, `ack.ck`, `hello`.
+    /// `hk.objects`, `ck.records`, `wc.message`, …, `ack.hk`, `ack.ck`, `ack.wc`, `hello`.
     public static func name(channel: Channel?, kind: MessageKind) -> String {
         switch (kind, channel) {
         case (.hello, _): "hello"
@@ -38,8 +69,15 @@ public enum Topic {
     public static let all: [(topic: String, channel: Channel?, kind: MessageKind)] = [
         ("hk.objects", .healthkit, .objects),
         ("ck.records", .cloudkit, .records),
+        ("wc.message", .watchconnectivity, .message),
+        ("wc.reply", .watchconnectivity, .reply),
+        ("wc.userinfo", .watchconnectivity, .userinfo),
+        ("wc.context", .watchconnectivity, .context),
+        ("wc.file", .watchconnectivity, .file),
+        ("wc.link", .watchconnectivity, .link),
         ("ack.hk", .healthkit, .ack),
         ("ack.ck", .cloudkit, .ack),
+        ("ack.wc", .watchconnectivity, .ack),
         ("hello", nil, .hello),
     ]
 

@@ -36,6 +36,12 @@ public struct FieldReader {
         return text
     }
 
+    public func bool(_ key: String) throws(DecodeError) -> Bool {
+        let value = try required(key)
+        guard let flag = value.boolValue else { throw DecodeError(path: at(key), reason: "expected true or false, got \(value.kindName)") }
+        return flag
+    }
+
     public func optionalString(_ key: String) throws(DecodeError) -> String? {
         guard has(key) else { return nil }
         return try string(key)

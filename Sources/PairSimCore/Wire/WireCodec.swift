@@ -67,10 +67,10 @@ public enum WireCodec {
             if channelText != topicChannel?.rawValue {
                 throw DecodeError(path: "envelope.channel", reason: "\(channelText.map { "\"\($0)\"" } ?? "missing") does not match topic \(frame.topic)")
             }
-            if topicKind == .objects || topicKind == .records, seq < 1 {
+            if topicKind.isData, seq < 1 {
                 throw DecodeError(path: "envelope.seq", reason: "must be ≥ 1 for data messages")
             }
-            if topicKind == .ack || topicKind == .hello, seq != 0 {
+            if !topicKind.isData, seq != 0 {
                 throw DecodeError(path: "envelope.seq", reason: "must be 0 for \(topicKind.rawValue), got \(seq)")
             }
             let body = try fields.object("body")

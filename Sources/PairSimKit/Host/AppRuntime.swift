@@ -29,6 +29,8 @@ package final class AppRuntime: @unchecked Sendable {
     var pendingDone: [Int: (String?) -> Void] = [:]
     var timers: [Int: () -> Void] = [:]
     var recordObservers: [([ExerciseRecord], [UUID]) -> Void] = []
+    /// The process's `WCSession.default`.
+    package internal(set) var session = WCSession()
     /// Mirrors of what the platform keeps for the app, for synchronous reads.
     var records: [UUID: ExerciseRecord] = [:]
     var defaults = JSONObject()
@@ -143,6 +145,8 @@ package final class AppRuntime: @unchecked Sendable {
             for record in saved { records[record.id] = record }
             for id in deleted { records[id] = nil }
             for observer in recordObservers { observer(saved, deleted) }
+        case .wcActivated, .wcReachability, .wcReceived, .wcReply, .wcFailed, .wcTransferFinished:
+            session.handle(call, runtime: self)
         case .terminated:
             forgetProcess()
         }
@@ -160,7 +164,7 @@ package final class AppRuntime: @unchecked Sendable {
     /// The app trapped: its instance and everything it registered go to the graveyard (their
     /// frames were abandoned, so nothing of theirs is released), and the platform hears of it.
     func crashed(signal: Int32, during: String) {
-        let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, executor, self]
+        let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, session, executor, self]
         Self.graveyard.withLock { $0.append(Confined(remains)) }
         forgetProcess()
         executor = AppExecutor()
@@ -184,6 +188,7 @@ package final class AppRuntime: @unchecked Sendable {
         pendingDone = [:]
         timers = [:]
         recordObservers = []
+        session = WCSession()
         // Tasks of the ended process that wait for an answer wait forever: nothing resumes them.
     }
 
@@ -254,6 +259,12 @@ extension AppCall {
         case .timer: "its clock's timer"
         case .userAction(_, let command): "user action \(command.verb)"
         case .recordsChanged: "records change handler"
+        case .wcActivated: "WCSession activation delegate"
+        case .wcReachability: "WCSession reachability delegate"
+        case .wcReceived(let kind, _, _, _): "WCSession \(kind.rawValue) delegate"
+        case .wcReply: "WCSession reply handler"
+        case .wcFailed: "WCSession error handler"
+        case .wcTransferFinished: "WCSession transfer delegate"
         case .terminated: "termination"
         }
     }

@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v3"
+    static let schemaVersion = "v4"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -32,6 +32,9 @@ extension SQLiteStorage {
         migrator.registerMigration("v2") { db in try migrateToV2(db) }
         // v3: the watch's import-health job, so a killed watch resumes it (R: E1).
         migrator.registerMigration("v3") { db in try StateTables.createImport(db) }
+        // v4: each node's WatchConnectivity session: outstanding transfers, deliveries waiting for
+        // the app, the application context (R: X1).
+        migrator.registerMigration("v4") { db in try StateTables.createWatchConnectivity(db) }
         return migrator
     }
 

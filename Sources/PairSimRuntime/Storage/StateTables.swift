@@ -141,6 +141,7 @@ enum StateTables {
                            arguments: [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
                                        try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])
         case "watch.import": try writeImport(value, db)
+        case "wc": try writeWatchConnectivity(value, db)
         case "phone.app":
             try db.execute(sql: "DELETE FROM phone_app; DELETE FROM phone_denied")
             try db.execute(sql: "INSERT INTO phone_app (id, state, locked, frontmost_at_lock, background_since) VALUES (1, ?, ?, ?, ?)",
@@ -274,6 +275,7 @@ enum StateTables {
             values["watch.bulk"] = .object(object)
         }
         if let job = try readImport(db) { values["watch.import"] = job }
+        if let wc = try readWatchConnectivity(db) { values["wc"] = wc }
         if let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") {
             let denied = try String.fetchAll(db, sql: "SELECT type FROM phone_denied ORDER BY rowid")
             values["phone.app"] = .object([

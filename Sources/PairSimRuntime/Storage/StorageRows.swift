@@ -148,6 +148,8 @@ struct OutboxRow: SnakeCaseRecord {
     var samples: Int64?
     var saved: Int64?
     var deleted: Int64?
+    /// A WatchConnectivity message's or transfer's id (schema v4).
+    var wcId: String?
 
     init(_ channel: Channel, _ record: OutboxRecord) throws {
         (self.channel, seq, kind, topic) = (channel.rawValue, Int64(record.seq), record.kind.rawValue, record.frame.topic)
@@ -159,6 +161,7 @@ struct OutboxRow: SnakeCaseRecord {
             case ("samples", .int(let count)): samples = count
             case ("saved", .int(let count)): saved = count
             case ("deleted", .int(let count)): deleted = count
+            case ("id", .string(let id)): wcId = id
             default: throw RuntimeError("outbox summary field \(key) has no column in schema \(SQLiteStorage.schemaVersion)")
             }
         }
@@ -174,6 +177,7 @@ struct OutboxRow: SnakeCaseRecord {
         if let samples { summary.append("samples", .int(samples)) }
         if let saved { summary.append("saved", .int(saved)) }
         if let deleted { summary.append("deleted", .int(deleted)) }
+        if let wcId { summary.append("id", .string(wcId)) }
         return (channel, OutboxRecord(seq: UInt64(seq), kind: kind, frame: WireFrame(topic: topic, payload: Array(payload)),
                                       createdAt: EmulatedInstant(milliseconds: createdAt), summary: summary))
     }

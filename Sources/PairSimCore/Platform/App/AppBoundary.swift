@@ -29,6 +29,20 @@ public enum AppCall: Hashable, Sendable {
     case userAction(id: Int, command: ParsedCommand)
     /// The app's CloudKit-synced records changed under it (an import).
     case recordsChanged(saved: [ExerciseRecord], deleted: [UUID])
+    /// WatchConnectivity (R: X1): the session the app activated is ready; `reachable` is
+    /// `isReachable`, `receivedContext` the latest application context that arrived before.
+    case wcActivated(reachable: Bool, receivedContext: JSONObject?)
+    /// `sessionReachabilityDidChange`.
+    case wcReachability(Bool)
+    /// Something arrived from the watch app: a message (`replyToken` when the sender waits for a
+    /// reply), user info, an application context or a file.
+    case wcReceived(kind: MessageKind, payload: JSONObject, file: WCFile?, replyToken: Int?)
+    /// The reply to the app's `sendMessage` `id`.
+    case wcReply(id: Int, payload: JSONObject)
+    /// The app's `sendMessage` `id` failed (its error handler), with the `WCError` code name.
+    case wcFailed(id: Int, code: String)
+    /// The app's transfer `id` finished (`didFinish`); `error` nil: the watch has it.
+    case wcTransferFinished(id: Int, error: String?)
     /// The process ended (terminated or force-quit): the app's memory is gone.
     case terminated
 }
@@ -90,6 +104,18 @@ public enum AppRequest: Hashable, Sendable {
     case count(String, Int)
     /// The answer to a `userAction`.
     case reply(id: Int, ok: Bool, text: String)
+    /// `WCSession.activate()`.
+    case wcActivate
+    /// `sendMessage`; the reply or error comes back as `wcReply` / `wcFailed` with this `id`.
+    case wcSendMessage(id: Int, payload: JSONObject, wantsReply: Bool)
+    /// A received message's reply handler was called.
+    case wcReplyToMessage(token: Int, payload: JSONObject)
+    /// `transferUserInfo` (`file` nil) or `transferFile` (metadata in `payload`).
+    case wcTransfer(id: Int, payload: JSONObject, file: WCFile?)
+    /// `cancel()` of transfer `id`.
+    case wcCancelTransfer(id: Int)
+    /// `updateApplicationContext`.
+    case wcUpdateContext(JSONObject)
     /// The app broke a rule the platform cannot enforce for it (R: A6): PairSim logs and counts it.
     case misbehaved(kind: String, detail: String)
     /// The app's code trapped (a failed precondition, a force unwrap of nil, a bad access): its

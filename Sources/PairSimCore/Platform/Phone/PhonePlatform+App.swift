@@ -97,8 +97,11 @@ extension PhonePlatform {
                 actions.append(event(.appMisbehaved, now, level: .warning, ["kind": .string(kind), "detail": .string(detail)]))
             case .crashed(let signal, let during):
                 actions += appCrashed(signal: signal, during: during, now: now)
+            case .wcActivate, .wcSendMessage, .wcReplyToMessage, .wcTransfer, .wcCancelTransfer, .wcUpdateContext:
+                actions += handleWatchConnectivity(request, now: now)
             }
         }
+        actions += refreshReachability(now: now)
         if !registered.isEmpty { actions += observersExecuted(registered, answering: call, now: now) }
         return actions
     }

@@ -19,6 +19,8 @@ extension PhonePlatform {
         CommandSpec("write-workout", "<activity> [--duration D] [--energy kcal] [--source S]",
                     "save a workout in the phone's HealthKit as another app (default other-app)"),
         CommandSpec("write-sample", "<type> <value> [--duration D] [--source S]", "save a sample in the phone's HealthKit (default source other-app)"),
+        CommandSpec("reboot", "", "restart the phone: the app's process ends, the device is locked, WatchConnectivity is unreachable until the first unlock"),
+    ] + WCSessionCore.commands + [
         CommandSpec("status", "", "app state, observers, background delivery, stores, counters, and the app's own status"),
         CommandSpec("help", "", "this list"),
     ]
@@ -29,6 +31,12 @@ extension PhonePlatform {
 
     /// Runs a platform command; `appCommands` are the app's, for help and for suggestions.
     public mutating func handle(command line: ParsedCommand, appCommands: [CommandSpec], now: EmulatedInstant) -> CommandResult {
+        var result = run(command: line, appCommands: appCommands, now: now)
+        result.actions += refreshReachability(now: now)
+        return result
+    }
+
+    mutating func run(command line: ParsedCommand, appCommands: [CommandSpec], now: EmulatedInstant) -> CommandResult {
         do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands + appCommands, node: .phone)
             let args = ArgumentReader(line, spec)
@@ -36,6 +44,12 @@ extension PhonePlatform {
             case "launch", "foreground", "background", "inactive", "force-quit", "terminate", "lock", "unlock":
                 try args.expect(0...0)
                 return try lifecycleCommand(line.verb, now: now)
+            case "reboot":
+                try args.expect(0...0)
+                return reboot(now: now)
+            case _ where line.verb.hasPrefix("wc-"):
+                let id = uuids.next(at: now).text
+                return try wc.command(line, sync: &sync, newID: id, now: now)
             case "authorize":
                 try args.expect(2...2)
                 let type = try objectType(args, 0)

@@ -16,8 +16,8 @@ extension PhonePlatform {
 
     /// Launches the app's process: in the foreground (the user) or in the background (a wake for
     /// `wokenFor`). The app hears `didFinishLaunching`, then (on screen) the scene becomes active.
-    mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil) -> [NodeAction] {
-        let inBackground = wokenFor != nil
+    mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil, inBackground background: Bool = false) -> [NodeAction] {
+        let inBackground = wokenFor != nil || background
         observerQueries = []
         openCompletions = [:]
         var actions = setState(inBackground ? .background : .foreground, reason: reason, now: now)
@@ -115,6 +115,8 @@ extension PhonePlatform {
     mutating func processEnded() {
         appCalls = []
         heldCalls = []
+        wc.processEnded(keepActivation: false)
+        wcReplyTokens = [:]
         for (_, token) in appTimers { timers.cancel(token) }
         appTimers = [:]
         wakeOnLaunch = nil
@@ -160,6 +162,7 @@ extension PhonePlatform {
     mutating func unlock(now: EmulatedInstant) -> [NodeAction] {
         guard locked else { return [] }
         locked = false
+        wc.setFlags(awaitingFirstUnlock: false)
         let buffered = lockBuffer
         lockBuffer = HealthObjectsBatch()
         var actions = [event(.deviceUnlocked, now, ["buffered": .int(Int64(buffered.itemCount))])]

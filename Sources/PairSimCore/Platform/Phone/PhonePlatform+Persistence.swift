@@ -22,6 +22,7 @@ extension PhonePlatform {
             "phone.deferred": .array(deferredUntilUnlock.map { .string($0.name) }),
             "phone.uuids": .int(Int64(bitPattern: uuids.random.state)),
             "cloudkit.export": exporter.json,
+            "wc": wc.json,
         ]
     }
 
@@ -45,6 +46,7 @@ extension PhonePlatform {
         lockBuffer = state.held
         deferredUntilUnlock = (values["phone.deferred"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }
         container = state.waiting
+        if let json = values["wc"] { try wc.restore(json: json) }
         if let state = values["phone.uuids"]?.intValue { uuids.random.state = UInt64(bitPattern: state) }
         if let export = values["cloudkit.export"] { try exporter.restore(export) }
     }

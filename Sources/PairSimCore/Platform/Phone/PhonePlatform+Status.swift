@@ -14,6 +14,7 @@ extension PhonePlatform {
         ]))
         object.append("channels", sync.channelsJSON(now: now))
         object.append("rejected", sync.rejectedJSON)
+        object.append("watchConnectivity", .object(wc.statusJSON))
         return object
     }
 
@@ -47,6 +48,7 @@ extension PhonePlatform {
             lines.append("\(channel): received \(c.receivedMessages) (\(c.receivedBytes) B), duplicates dropped \(c.duplicatesDropped), pending out \(sync.pending(channel))")
         }
         lines.append("wire rejected: \(sync.rejected.values.reduce(0, +))")
+        lines += wc.statusLines
         return lines.joined(separator: "\n")
     }
 }

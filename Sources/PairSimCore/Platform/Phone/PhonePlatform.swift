@@ -81,6 +81,10 @@ public struct PhonePlatform: NodeModel {
     var exporter: CloudKitExporter
     var exportToken: UInt64?
     var uuids: UUIDGenerator
+    /// The app's WCSession (R: X1).
+    public internal(set) var wc: WCSessionCore
+    /// Reply handlers handed to the app for received messages: token → message id.
+    var wcReplyTokens: [Int: String] = [:]
 
     var timers = TimerQueue<Timer>()
     public internal(set) var counters = PhoneCounters()
@@ -96,6 +100,7 @@ public struct PhonePlatform: NodeModel {
         delivery = BackgroundDelivery(config: config.backgroundDelivery)
         exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
         uuids = UUIDGenerator(seed: seed, label: "phone.uuids")
+        wc = WCSessionCore(node: .phone, config: topology.watchConnectivity, seed: seed, activated: false)
     }
 
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
@@ -106,7 +111,7 @@ public struct PhonePlatform: NodeModel {
     public var reads: HealthReads { HealthReads(store: store, denied: denied) }
 
     public var nextDeadline: EmulatedInstant? {
-        [sync.nextDeadline, timers.peekDeadline].compactMap { $0 }.min()
+        [sync.nextDeadline, timers.peekDeadline, wc.nextDeadline].compactMap { $0 }.min()
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
@@ -120,11 +125,11 @@ public struct PhonePlatform: NodeModel {
         } else if config.app.initialState == .foreground {
             actions += launch(now: now, reason: "initial")
         }
-        return actions
+        return actions + refreshReachability(now: now)
     }
 
     public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
-        sync.peerConnected(now: now)
+        sync.peerConnected(now: now) + wc.announceAgain(sync: sync, now: now)
     }
 
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
@@ -132,11 +137,13 @@ public struct PhonePlatform: NodeModel {
         while let (timer, _) = timers.popDue(now) {
             actions += fire(timer, now: now)
         }
-        return actions
+        return actions + advanceWatchConnectivity(now: now)
     }
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
-        [event(.nodeStopped, now, counters.json(sync: sync))]
+        var fields = counters.json(sync: sync)
+        for member in wc.counters.json.members { fields.append("wc.\(member.key)", member.value) }
+        return [event(.nodeStopped, now, fields)]
     }
 
     mutating func fire(_ timer: Timer, now: EmulatedInstant) -> [NodeAction] {

@@ -17,15 +17,24 @@ extension WatchModel {
                     "save <count> samples of a type at once, one per D (default 1s) ending now, and sync them (bulk load, benchmarks)"),
         CommandSpec("import-health", "<path> [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--types hr,hrv,…,workout]",
                     "import an Apple Health export (export.xml or the Health app's zip): checked whole first, then saved and synced in batches, its first day at emulated time 0; import.finished reports the end"),
-        CommandSpec("out-of-range", "", "the phone is out of Bluetooth/Wi-Fi range: the healthkit channel stops"),
+        CommandSpec("foreground", "", "the watch app comes to the screen: reachable over WatchConnectivity (also during a workout)"),
+        CommandSpec("background", "", "the watch app leaves the screen (reachable only during a workout session)"),
+        CommandSpec("out-of-range", "", "the phone is out of Bluetooth/Wi-Fi range: the healthkit and watchconnectivity channels stop"),
         CommandSpec("in-range", "", "back in range: held healthkit messages go"),
         CommandSpec("offline", "", "no network at all: both channels stop"),
         CommandSpec("online", "", "network back: both channels resume"),
+    ] + WCSessionCore.commands + [
         CommandSpec("status", "", "session, stores, outboxes and counters"),
         CommandSpec("help", "", "this list"),
     ]
 
     public mutating func handle(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
+        var result = run(command: line, now: now)
+        result.actions += refreshReachability(now: now)
+        return result
+    }
+
+    mutating func run(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
         do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands, node: .watch)
             let args = ArgumentReader(line, spec)
@@ -83,6 +92,12 @@ extension WatchModel {
             case "import-health":
                 try requireRoom()
                 return try importHealth(args, now: now)
+            case "foreground", "background":
+                try args.expect(0...0)
+                return watchApp(onScreen: line.verb == "foreground", now: now)
+            case _ where line.verb.hasPrefix("wc-"):
+                let id = uuids.next(at: now).text
+                return try wc.command(line, sync: &sync, newID: id, now: now)
             case "out-of-range", "in-range", "offline", "online":
                 try args.expect(0...0)
                 return partition(line.verb, now: now)
@@ -125,7 +140,7 @@ extension WatchModel {
 
     mutating func partition(_ verb: String, now: EmulatedInstant) -> CommandResult {
         let reason = verb == "out-of-range" || verb == "in-range" ? "out-of-range" : "offline"
-        let channels: [Channel] = reason == "out-of-range" ? [.healthkit] : Channel.allCases
+        let channels: [Channel] = reason == "out-of-range" ? [.healthkit, .watchconnectivity] : Channel.allCases
         let on = verb == "out-of-range" || verb == "offline"
         var actions: [NodeAction] = []
         var changed: [Channel] = []
@@ -158,6 +173,7 @@ extension WatchModel {
                                          "byType": store.countsJSON, "records": .int(Int64(records.count))]))
         object.append("channels", sync.channelsJSON(now: now))
         object.append("rejected", sync.rejectedJSON)
+        object.append("watchConnectivity", .object(wc.statusJSON))
         return object
     }
 
@@ -184,6 +200,8 @@ extension WatchModel {
         }
         let rejected = sync.rejected.values.reduce(0, +)
         lines.append("wire rejected: \(rejected)")
+        lines.append("watch app: \(watchAppRuns ? "running" : "not running")\(wc.foreground ? " (on screen)" : "")")
+        lines += wc.statusLines
         return lines.joined(separator: "\n")
     }
 }

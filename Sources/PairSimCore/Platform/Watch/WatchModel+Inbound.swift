@@ -2,8 +2,17 @@
 extension WatchModel {
     public mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> [NodeAction] {
         let (inbound, actions) = sync.receive(frames: frames, now: now)
-        guard case .data(let envelope) = inbound else { return actions }
-        return actions + apply(envelope, bytes: frames[1].count, now: now)
+        switch inbound {
+        case .data(let envelope):
+            return actions + apply(envelope, bytes: frames[1].count, now: now)
+        case .link(let envelope):
+            wc.peerLink = envelope.body["reachable"]?.boolValue ?? false
+            return actions + refreshReachability(now: now)
+        case .ack:
+            return actions + watchConnectivityAcknowledged(now: now)
+        case .duplicate, .hello, .unreachable, .rejected:
+            return actions
+        }
     }
 
     mutating func apply(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
@@ -29,7 +38,9 @@ extension WatchModel {
             actions += (saveOps + deleteOps).map(NodeAction.persist)
             actions += StoreEvents.records(saved: saved, deleted: removed, node: .watch, now: now)
             actions += sync.accept(envelope, bytes: bytes, summary: batch.summary, now: now)
-        case .ack, .hello:
+        case .message, .reply, .userinfo, .context, .file:
+            return applyWatchConnectivity(envelope, bytes: bytes, now: now)
+        case .ack, .hello, .link:
             preconditionFailure("Invalid state: \(envelope.kind) is handled by the sync engine")
         }
         return actions

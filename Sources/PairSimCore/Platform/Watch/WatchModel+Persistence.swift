@@ -14,6 +14,7 @@ extension WatchModel {
             "watch.plan": plan?.json ?? .null,
             "watch.bulk": bulk?.json ?? .null,
             "watch.import": healthImport?.json ?? .null,
+            "wc": wc.json,
         ]
     }
 
@@ -30,6 +31,7 @@ extension WatchModel {
         plan = values["watch.plan"].flatMap(WorkoutPlan.init(json:))
         bulk = values["watch.bulk"].flatMap(BulkWrite.init(json:))
         healthImport = values["watch.import"].flatMap(HealthImportJob.init(json:))
+        if let json = values["wc"] { try wc.restore(json: json) }
         restored = !state.isEmpty
     }
 }

@@ -61,6 +61,7 @@ extension WatchModel {
         actions += StoreEvents.records(saved: savedRecords, deleted: [], node: .watch, now: now)
         actions += sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now)
         actions += exportLater(saved: savedRecords, now: now)
+        if let workout { actions += sendWorkoutMessage(workout, now: now) }
         let reply: String
         if let workout {
             reply = "finished \(workout.activity) workout=\(workout.uuid.text) active=\(finished.activeDuration) samples=\(samples.count) activeEnergy=\(energy)kcal records=\(savedRecords.count)"

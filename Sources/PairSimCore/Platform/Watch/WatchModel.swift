@@ -29,6 +29,11 @@ public struct WatchModel: NodeModel {
     var importReader: HealthImportReader?
     /// Opens Apple Health exports for `import-health`; the driver sets it (nil: the command is refused).
     public var exports: HealthExportOpener?
+    /// The watch app's WCSession (R: X1).
+    public internal(set) var wc: WCSessionCore
+    /// Workout messages the watch app sent and may still fall back to user info (process memory).
+    var workoutMessages: [Int: JSONObject] = [:]
+    var nextWorkoutMessage = 0
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
@@ -44,6 +49,7 @@ public struct WatchModel: NodeModel {
         exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
         uuids = UUIDGenerator(seed: seed, label: "watch.uuids")
         heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
+        wc = WCSessionCore(node: .watch, config: topology.watchConnectivity, seed: seed, activated: true)
     }
 
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
@@ -56,7 +62,7 @@ public struct WatchModel: NodeModel {
         return [sync.nextDeadline, cloudRoom ? exporter.nextExportAt : nil, nextRestingAt,
                 healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil,
                 healthRoom ? bulk.map { _ in EmulatedInstant.zero } : nil,
-                healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil }]
+                healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil }, wc.nextDeadline]
             .compactMap { $0 }.min()
     }
 
@@ -66,11 +72,11 @@ public struct WatchModel: NodeModel {
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored),
             "session": .string(session.stateName),
-        ])]
+        ])] + refreshReachability(now: now)
     }
 
     public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
-        sync.peerConnected(now: now)
+        sync.peerConnected(now: now) + wc.announceAgain(sync: sync, now: now)
     }
 
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
@@ -78,6 +84,7 @@ public struct WatchModel: NodeModel {
         actions += runPlan(now: now)
         actions += continueBulkWrite(now: now)
         actions += continueHealthImport(now: now)
+        actions += advanceWatchConnectivity(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.
@@ -88,7 +95,9 @@ public struct WatchModel: NodeModel {
     }
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
-        [event(.nodeStopped, now, counters.json(sync: sync))]
+        var fields = counters.json(sync: sync)
+        for member in wc.counters.json.members { fields.append("wc.\(member.key)", member.value) }
+        return [event(.nodeStopped, now, fields)]
     }
 
     // MARK: Sync

@@ -1,0 +1,136 @@
+import Foundation
+
+/// WatchConnectivity on the iPhone (R: X1–X3), as Apple documents it: the app's `WCSession`
+/// belongs to its process and works once the app activated it; `isReachable` is true while the
+/// watch app is reachable (on screen or in a workout, in range); a message from the watch
+/// launches or wakes the app in the background; user info, files and the application context
+/// wait for the app to run. After a `reboot` the phone cannot be reached until its first unlock.
+extension PhonePlatform {
+    /// The app can be handed WatchConnectivity deliveries now.
+    var appHearsWatchConnectivity: Bool { app.isRunning && wc.activated }
+
+    /// Recomputes what this side announces and `isReachable`; tells the app of a change.
+    mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
+        let own = !wc.awaitingFirstUnlock
+        let (changed, actions) = wc.setReachability(own: own, isReachable: own && wc.activated && wc.peerLink, sync: sync, now: now)
+        if changed, appHearsWatchConnectivity { call(.wcReachability(wc.reachable)) }
+        return actions + deliverToApp(now: now)
+    }
+
+    /// Hands the app what arrived for it, in the watch's order, while it runs with its session activated.
+    mutating func deliverToApp(now: EmulatedInstant) -> [NodeAction] {
+        guard appHearsWatchConnectivity else { return [] }
+        let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
+        for item in items {
+            var replyToken: Int?
+            if item.kind == .message, item.wantsReply {
+                replyToken = token()
+                wcReplyTokens[replyToken!] = item.id
+            }
+            call(.wcReceived(kind: item.kind, payload: item.payload, file: item.file, replyToken: replyToken))
+        }
+        return actions
+    }
+
+    /// A `wc.…` data message from the watch.
+    mutating func applyWatchConnectivity(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
+        if envelope.kind == .reply {
+            let reply: (id: String, payload: JSONObject?, error: WCErrorCode?)
+            do { reply = try WCBody.reply(envelope.body) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
+            var actions = sync.accept(envelope, bytes: bytes, summary: ["id": .string(reply.id)], now: now)
+            if let (appID, more) = wc.receiveReply(id: reply.id, payload: reply.payload, error: reply.error, now: now) {
+                actions += more
+                if let appID {
+                    if let error = reply.error { call(.wcFailed(id: appID, code: error.rawValue)) } else { call(.wcReply(id: appID, payload: reply.payload ?? [:])) }
+                }
+            }
+            return actions
+        }
+        let item: WCReceived
+        do { item = try WCBody.received(envelope) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
+        var actions = sync.accept(envelope, bytes: bytes, summary: item.id.isEmpty ? [:] : ["id": .string(item.id)], now: now)
+        actions += wc.receive(item, now: now)
+        if item.kind == .message { actions += wakeForMessage(now: now) }
+        return actions + deliverToApp(now: now)
+    }
+
+    /// A message from the watch launches the app in the background, or wakes it if suspended.
+    /// A force-quit app is not launched (as for background delivery): the message waits and expires.
+    mutating func wakeForMessage(now: EmulatedInstant) -> [NodeAction] {
+        switch app {
+        case .notRunning:
+            return launch(now: now, reason: "WatchConnectivity message", inBackground: true)
+        case .suspended:
+            var actions = setState(.background, reason: "WatchConnectivity message", now: now)
+            actions += startBudget(config.app.wakeBudget, now: now)
+            return actions
+        case .foreground, .inactive, .background, .forceQuit:
+            return []
+        }
+    }
+
+    /// After the watch's acknowledgements: finished transfers are told to the app.
+    mutating func watchConnectivityAcknowledged(now: EmulatedInstant) -> [NodeAction] {
+        let (finished, actions) = wc.acknowledged(sync: &sync, now: now)
+        for transfer in finished { if let appID = transfer.appID { call(.wcTransferFinished(id: appID, error: nil)) } }
+        return actions
+    }
+
+    /// Time passes: stalls end, messages time out.
+    mutating func advanceWatchConnectivity(now: EmulatedInstant) -> [NodeAction] {
+        let (failed, actions) = wc.advance(sync: &sync, now: now)
+        for failure in failed { if let appID = failure.appID { call(.wcFailed(id: appID, code: failure.code.rawValue)) } }
+        return actions + refreshReachability(now: now)
+    }
+
+    /// One of the app's WatchConnectivity requests.
+    mutating func handleWatchConnectivity(_ request: AppRequest, now: EmulatedInstant) -> [NodeAction] {
+        switch request {
+        case .wcActivate:
+            guard !wc.activated else { return [] }
+            wc.activate()
+            let reachable = !wc.awaitingFirstUnlock && wc.peerLink
+            call(.wcActivated(reachable: reachable, receivedContext: wc.receivedContext))
+            return [event(.wcActivated, now, ["reachable": .bool(reachable)])]
+        case .wcSendMessage(let id, let payload, let wantsReply):
+            let (error, actions) = wc.sendMessage(payload, wantsReply: wantsReply, appID: id, id: uuids.next(at: now).text, sync: &sync, now: now)
+            if let error { call(.wcFailed(id: id, code: error.rawValue)) }
+            return actions
+        case .wcReplyToMessage(let token, let payload):
+            guard let messageID = wcReplyTokens.removeValue(forKey: token) else { return [] }
+            return wc.sendReply(to: messageID, payload: payload, error: nil, sync: &sync, now: now)
+        case .wcTransfer(let id, let payload, let file):
+            guard wc.activated else {
+                call(.wcTransferFinished(id: id, error: WCErrorCode.sessionNotActivated.rawValue))
+                return [event(.wcRefused, now, level: .warning, ["kind": file == nil ? "userinfo" : "file", "code": "sessionNotActivated"])]
+            }
+            let transfer = WCTransfer(id: uuids.next(at: now).text, kind: file == nil ? .userinfo : .file, payload: payload, file: file,
+                                      createdAt: now, appID: id)
+            return wc.transfer(transfer, sync: &sync, now: now)
+        case .wcCancelTransfer(let id):
+            guard let transfer = wc.outgoing.first(where: { $0.appID == id }) else { return [] }
+            return wc.cancel(transfer.id, now: now).actions
+        case .wcUpdateContext(let payload):
+            guard wc.activated else { return [event(.wcRefused, now, level: .warning, ["kind": "context", "code": "sessionNotActivated"])] }
+            return wc.updateContext(payload, sync: &sync, now: now)
+        default:
+            preconditionFailure("Invalid state: \(request) is not a WatchConnectivity request")
+        }
+    }
+
+    /// `reboot`: the app's process ends, the device restarts locked, and WatchConnectivity stays
+    /// unreachable from the watch until the first unlock (R: X3).
+    mutating func reboot(now: EmulatedInstant) -> CommandResult {
+        var actions: [NodeAction] = []
+        if app != .notRunning, app != .forceQuit { actions += endProcess(forceQuit: false, now: now) }
+        if !locked {
+            locked = true
+            actions.append(event(.deviceLocked, now))
+        }
+        frontmostAtLock = false
+        wc.setFlags(awaitingFirstUnlock: true)
+        actions.append(event(.deviceRebooted, now))
+        return CommandResult(ok: true, reply: "rebooted: app \(app.rawValue), device locked; WatchConnectivity is unreachable until the first unlock",
+                             actions: actions)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// WatchConnectivity on the watch (R: X1, X2, X4): the watch app's `WCSession`, always activated.
+/// The watch app is reachable — and hears what arrives — while it is on screen (`foreground`) or
+/// in a workout session, and the phone is in range; a message from the phone never wakes it.
+/// The seeds' watch app answers every message that wants a reply with `{"ok":true}` and, with
+/// `watch.workoutMessage`, tells the phone app when a workout finished.
+extension WatchModel {
+    /// The watch app runs now (on screen, or in a running or paused workout session).
+    var watchAppRuns: Bool {
+        switch session.state {
+        case .running, .paused: true
+        case .idle, .ended, .crashed: wc.foreground
+        }
+    }
+
+    /// This side's link: the phone in range (neither out-of-range nor offline) and the app running.
+    func ownLink(now: EmulatedInstant) -> Bool {
+        watchAppRuns && !sync.isPartitioned(.watchconnectivity, at: now)
+    }
+
+    /// Recomputes reachability after anything that may change it (commands, link news, time).
+    mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
+        let own = ownLink(now: now)
+        var actions = wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now).actions
+        if watchAppRuns { actions += deliverToWatchApp(now: now) }
+        return actions
+    }
+
+    /// What arrived for the watch app, now that it runs: messages wanting a reply are answered.
+    mutating func deliverToWatchApp(now: EmulatedInstant) -> [NodeAction] {
+        let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
+        var all = actions
+        for item in items where item.kind == .message && item.wantsReply {
+            all += wc.sendReply(to: item.id, payload: ["ok": .bool(true)], error: nil, sync: &sync, now: now)
+        }
+        return all
+    }
+
+    /// A `wc.…` data message from the phone.
+    mutating func applyWatchConnectivity(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
+        if envelope.kind == .reply {
+            let reply: (id: String, payload: JSONObject?, error: WCErrorCode?)
+            do { reply = try WCBody.reply(envelope.body) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
+            var actions = sync.accept(envelope, bytes: bytes, summary: ["id": .string(reply.id)], now: now)
+            if let (appID, more) = wc.receiveReply(id: reply.id, payload: reply.payload, error: reply.error, now: now) {
+                actions += more
+                if let appID, reply.error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
+            }
+            return actions
+        }
+        let item: WCReceived
+        do { item = try WCBody.received(envelope) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
+        var actions = sync.accept(envelope, bytes: bytes, summary: item.id.isEmpty ? [:] : ["id": .string(item.id)], now: now)
+        // A message from the phone does not wake the watch app: one that is not running cannot take it.
+        if item.kind == .message, !watchAppRuns {
+            wc.counters.messagesReceived += 1
+            actions.append(event(.wcFailed, now, level: .warning, ["id": .string(item.id), "code": .string(WCErrorCode.notReachable.rawValue),
+                                                               "reason": "the watch app is not running"]))
+            return actions + wc.sendReply(to: item.id, payload: nil, error: .notReachable, sync: &sync, now: now)
+        }
+        actions += wc.receive(item, now: now)
+        if watchAppRuns { actions += deliverToWatchApp(now: now) }
+        return actions
+    }
+
+    /// After the phone's acknowledgements: finished transfers, the next in the queue.
+    mutating func watchConnectivityAcknowledged(now: EmulatedInstant) -> [NodeAction] {
+        let (finished, actions) = wc.acknowledged(sync: &sync, now: now)
+        for transfer in finished { if let appID = transfer.appID { workoutMessages[appID] = nil } }
+        return actions
+    }
+
+    /// Time passes: stalls end, messages time out (a workout message falls back to userInfo).
+    mutating func advanceWatchConnectivity(now: EmulatedInstant) -> [NodeAction] {
+        let (failed, actions) = wc.advance(sync: &sync, now: now)
+        var all = actions
+        for failure in failed { if let appID = failure.appID { all += workoutMessageFailed(appID, now: now) } }
+        return all + refreshReachability(now: now)
+    }
+
+    // MARK: The seeds' watch app: "workout finished" (R: X4)
+
+    /// Tells the phone app a workout finished: live when reachable, else queued as user info.
+    mutating func sendWorkoutMessage(_ workout: Workout, now: EmulatedInstant) -> [NodeAction] {
+        guard topology.watch.workoutMessage else { return [] }
+        let payload: JSONObject = ["event": "workoutFinished", "uuid": .string(workout.uuid.text), "activity": .string(workout.activity)]
+        nextWorkoutMessage += 1
+        let appID = nextWorkoutMessage
+        workoutMessages[appID] = payload
+        if wc.reachable {
+            let (error, actions) = wc.sendMessage(payload, wantsReply: true, appID: appID, id: uuids.next(at: now).text, sync: &sync, now: now)
+            guard error != nil else { return actions }
+            return actions + workoutMessageFailed(appID, now: now)
+        }
+        return workoutMessageFailed(appID, now: now)
+    }
+
+    /// The live message could not go (or failed): the same news as user info, which waits (R: X4).
+    mutating func workoutMessageFailed(_ appID: Int, now: EmulatedInstant) -> [NodeAction] {
+        guard let payload = workoutMessages.removeValue(forKey: appID) else { return [] }
+        let transfer = WCTransfer(id: uuids.next(at: now).text, kind: .userinfo, payload: payload, file: nil, createdAt: now)
+        return wc.transfer(transfer, sync: &sync, now: now)
+    }
+
+    /// `foreground` / `background`: the watch app comes to the screen or leaves it.
+    mutating func watchApp(onScreen: Bool, now: EmulatedInstant) -> CommandResult {
+        guard wc.foreground != onScreen else { return ok("the watch app is already \(onScreen ? "on screen" : "off screen")") }
+        wc.setFlags(foreground: onScreen)
+        return ok("the watch app is \(onScreen ? "on screen" : "off screen")",
+                  [event(.watchApp, now, ["onScreen": .bool(onScreen)])] + refreshReachability(now: now))
+    }
+}

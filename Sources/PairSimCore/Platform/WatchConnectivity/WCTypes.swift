@@ -1,0 +1,168 @@
+import Foundation
+
+/// WatchConnectivity settings (topology `channels.watchconnectivity`, docs/TOPOLOGY.md): the
+/// faults seen in the field (R: X3) and PairSim's choices where Apple documents no number.
+public struct WCConfig: Hashable, Sendable {
+    /// `sendMessage` fails with `deliveryFailed` with this probability although the counterpart is reachable.
+    public var messageFailure: Double = 0
+    /// A userInfo transfer reaching the head of its queue stalls with this probability…
+    public var stallChance: Double = 0
+    /// …for this long before it goes.
+    public var stallFor: EmulatedDuration = .minutes(10)
+    /// A `sendMessage` not answered (or, without a reply handler, not acknowledged) within this
+    /// fails with `messageReplyTimedOut`; a message older than this is not delivered.
+    public var messageTimeout: EmulatedDuration = .seconds(30)
+    /// How fast `transferFile` moves a file's bytes (bytes per emulated second).
+    public var fileRate = 2_000_000
+
+    public init() {}
+}
+
+/// A WatchConnectivity error, named as `WCError.Code` names it.
+public enum WCErrorCode: String, Hashable, Sendable {
+    case notReachable, deliveryFailed, messageReplyTimedOut, sessionNotActivated, payloadTooLarge, transferCancelled
+}
+
+/// A file `transferFile` sends: PairSim moves its name, size and metadata, not its bytes.
+public struct WCFile: Hashable, Sendable {
+    public var name: String
+    public var size: Int
+    public init(name: String, size: Int) {
+        self.name = name
+        self.size = size
+    }
+
+    /// Largest file size accepted (1 GiB).
+    public static let maxSize = 1 << 30
+}
+
+/// An outstanding `transferUserInfo` or `transferFile`, oldest first in its queue (FIFO).
+public struct WCTransfer: Hashable, Sendable {
+    public var id: String
+    /// `.userinfo` or `.file`.
+    public var kind: MessageKind
+    /// The user info, or the file's metadata.
+    public var payload: JSONObject
+    public var file: WCFile?
+    public var createdAt: EmulatedInstant
+    /// The channel sequence number it travels as, once it left the queue's head.
+    public var seq: UInt64? = nil
+    /// A stalled queue (R: X3) lets it go at this instant.
+    public var stalledUntil: EmulatedInstant? = nil
+    /// The app's handle for it (this process only; not kept across a restart).
+    public var appID: Int? = nil
+}
+
+/// Something that arrived for this side's app and waits until the app can take it.
+public struct WCReceived: Hashable, Sendable {
+    /// `.message`, `.userinfo`, `.context` or `.file`.
+    public var kind: MessageKind
+    public var id: String
+    public var payload: JSONObject
+    public var file: WCFile?
+    /// A `message` whose sender waits for a reply.
+    public var wantsReply: Bool
+    public var sentAt: EmulatedInstant
+    /// The sender's stream and sequence number: deliveries follow the sender's order.
+    public var stream: String
+    public var seq: UInt64
+}
+
+/// A `sendMessage` waiting for its reply (or acknowledgement).
+struct WCPendingMessage: Hashable, Sendable {
+    var id: String
+    var seq: UInt64
+    var deadline: EmulatedInstant
+    var wantsReply: Bool
+    var appID: Int?
+}
+
+/// What a session did, for `status`, `wc-status` and node.stopped (summary.json).
+public struct WCCounters: Hashable, Sendable {
+    public var messagesSent = 0, messagesReceived = 0, replies = 0, refused = 0, failed = 0
+    public var userInfoSent = 0, userInfoReceived = 0, contextsSent = 0, contextsReceived = 0
+    public var filesSent = 0, filesReceived = 0, cancelled = 0, stalls = 0, delivered = 0, expired = 0
+
+    public var json: JSONObject {
+        var o = JSONObject()
+        for (key, value) in [("messagesSent", messagesSent), ("messagesReceived", messagesReceived), ("replies", replies),
+                             ("refused", refused), ("failed", failed), ("userInfoSent", userInfoSent),
+                             ("userInfoReceived", userInfoReceived), ("contextsSent", contextsSent),
+                             ("contextsReceived", contextsReceived), ("filesSent", filesSent), ("filesReceived", filesReceived),
+                             ("cancelled", cancelled), ("stalls", stalls), ("delivered", delivered), ("expired", expired)] {
+            o.append(key, .int(Int64(value)))
+        }
+        return o
+    }
+}
+
+/// The bodies of `wc.…` messages (docs/PROTOCOL.md).
+enum WCBody {
+    /// Most bytes an id may have.
+    static let maxIDBytes = 64
+    /// Most bytes of a file name.
+    static let maxNameBytes = 255
+
+    static func message(id: String, payload: JSONObject, wantsReply: Bool) -> JSONObject {
+        ["id": .string(id), "payload": .object(payload), "reply": .bool(wantsReply)]
+    }
+
+    static func reply(id: String, payload: JSONObject?, error: WCErrorCode?) -> JSONObject {
+        var body: JSONObject = ["id": .string(id)]
+        if let payload { body.append("payload", .object(payload)) }
+        if let error { body.append("error", .string(error.rawValue)) }
+        return body
+    }
+
+    static func transfer(_ transfer: WCTransfer) -> JSONObject {
+        var body: JSONObject = ["id": .string(transfer.id)]
+        if let file = transfer.file {
+            body.append("name", .string(file.name))
+            body.append("size", .int(Int64(file.size)))
+            body.append("metadata", .object(transfer.payload))
+        } else {
+            body.append("payload", .object(transfer.payload))
+        }
+        return body
+    }
+
+    /// Reads a received body of `kind` (not `reply`), refusing anything malformed with its path.
+    static func received(_ envelope: Envelope) throws(DecodeError) -> WCReceived {
+        let reader = FieldReader(envelope.body, path: "body")
+        var received = WCReceived(kind: envelope.kind, id: "", payload: [:], file: nil, wantsReply: false,
+                                  sentAt: envelope.sentAt, stream: envelope.stream, seq: envelope.seq)
+        switch envelope.kind {
+        case .message:
+            received.id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
+            received.payload = try reader.object("payload")
+            received.wantsReply = try reader.bool("reply")
+        case .userinfo:
+            received.id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
+            received.payload = try reader.object("payload")
+        case .context:
+            received.payload = try reader.object("payload")
+        case .file:
+            received.id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
+            let name = try reader.string("name", minBytes: 1, maxBytes: maxNameBytes)
+            let size = try reader.int("size", min: 0, max: Int64(WCFile.maxSize))
+            received.file = WCFile(name: name, size: Int(size))
+            received.payload = reader.has("metadata") ? try reader.object("metadata") : [:]
+        default:
+            throw DecodeError(path: "kind", reason: "\(envelope.kind.rawValue) is not a WatchConnectivity delivery")
+        }
+        return received
+    }
+
+    /// Reads a `reply` body: the message id, and the reply or the error.
+    static func reply(_ body: JSONObject) throws(DecodeError) -> (id: String, payload: JSONObject?, error: WCErrorCode?) {
+        let reader = FieldReader(body, path: "body")
+        let id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
+        if let text = try reader.optionalString("error") {
+            guard let code = WCErrorCode(rawValue: text) else {
+                throw DecodeError(path: "body.error", reason: "unknown error \"\(text.prefix(40))\" (expected notReachable, deliveryFailed, …)")
+            }
+            return (id, nil, code)
+        }
+        return (id, try reader.object("payload"), nil)
+    }
+}

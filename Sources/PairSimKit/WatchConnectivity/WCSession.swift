@@ -1,0 +1,284 @@
+import Foundation
+package import PairSimCore
+
+/// `WCSessionActivationState`.
+public enum WCSessionActivationState: Int, Sendable {
+    case notActivated = 0, inactive = 1, activated = 2
+}
+
+/// A WatchConnectivity error (`WCError`); `code` is the `WCError.Code` name (e.g. `notReachable`).
+public struct WCError: Error, CustomStringConvertible, Sendable {
+    public let code: String
+    public init(_ code: String) { self.code = code }
+    public var description: String { "WCError.\(code)" }
+}
+
+/// `WCSessionDelegate`: every method optional here (Apple requires the activation and, on iOS,
+/// the deactivation ones).
+public protocol WCSessionDelegate: AnyObject {
+    func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?)
+    func sessionReachabilityDidChange(_ session: WCSession)
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any])
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void)
+    func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any])
+    func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?)
+    func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any])
+    func session(_ session: WCSession, didReceive file: WCSessionFile)
+    func session(_ session: WCSession, didFinish fileTransfer: WCSessionFileTransfer, error: Error?)
+}
+
+extension WCSessionDelegate {
+    public func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {}
+    public func sessionReachabilityDidChange(_ session: WCSession) {}
+    public func session(_ session: WCSession, didReceiveMessage message: [String: Any]) {}
+    public func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
+        self.session(session, didReceiveMessage: message)
+    }
+    public func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) {}
+    public func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {}
+    public func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any]) {}
+    public func session(_ session: WCSession, didReceive file: WCSessionFile) {}
+    public func session(_ session: WCSession, didFinish fileTransfer: WCSessionFileTransfer, error: Error?) {}
+}
+
+/// An outstanding `transferUserInfo`.
+public final class WCSessionUserInfoTransfer: @unchecked Sendable {
+    // @unchecked: used on the driver's thread only.
+    let id: Int
+    public let userInfo: [String: Any]
+    public internal(set) var isTransferring = true
+    init(id: Int, userInfo: [String: Any]) {
+        self.id = id
+        self.userInfo = userInfo
+    }
+    /// Cancels the transfer if it is still waiting in the queue.
+    public func cancel() {
+        guard isTransferring else { return }
+        isTransferring = false
+        let runtime = AppRuntime.require("WCSessionUserInfoTransfer.cancel")
+        runtime.session.forget(id)
+        runtime.send(.wcCancelTransfer(id: id))
+    }
+}
+
+/// A file that arrived: PairSim moves its name, size and metadata, not its bytes.
+public struct WCSessionFile: Sendable {
+    public let fileURL: URL
+    public let size: Int
+    public let metadata: [String: any Sendable]?
+}
+
+/// An outstanding `transferFile`.
+public final class WCSessionFileTransfer: @unchecked Sendable {
+    // @unchecked: used on the driver's thread only.
+    let id: Int
+    public let file: WCSessionFile
+    public internal(set) var isTransferring = true
+    init(id: Int, file: WCSessionFile) {
+        self.id = id
+        self.file = file
+    }
+    public func cancel() {
+        guard isTransferring else { return }
+        isTransferring = false
+        let runtime = AppRuntime.require("WCSessionFileTransfer.cancel")
+        runtime.session.forget(id)
+        runtime.send(.wcCancelTransfer(id: id))
+    }
+}
+
+/// The app's `WCSession` (R: X1): one per process, `WCSession.default`. Its state mirrors what
+/// the platform told the app; calls go to the platform, answers come back in later calls.
+public final class WCSession: @unchecked Sendable {
+    // @unchecked: used on the driver's thread only (PairSim reports other threads).
+
+    /// The process's session.
+    public static var `default`: WCSession { AppRuntime.require("WCSession.default").session }
+    /// Sessions exist on every iPhone PairSim emulates (it is paired).
+    public static func isSupported() -> Bool { true }
+
+    public weak var delegate: WCSessionDelegate?
+    public internal(set) var activationState = WCSessionActivationState.notActivated
+    public internal(set) var isReachable = false
+    public var isPaired: Bool { true }
+    public var isWatchAppInstalled: Bool { true }
+    public internal(set) var applicationContext: [String: Any] = [:]
+    public internal(set) var receivedApplicationContext: [String: Any] = [:]
+    var userInfoTransfers: [WCSessionUserInfoTransfer] = []
+    var fileTransfers: [WCSessionFileTransfer] = []
+    var replyHandlers: [Int: (reply: (([String: Any]) -> Void)?, error: ((Error) -> Void)?)] = [:]
+
+    init() {}
+
+    var runtime: AppRuntime { AppRuntime.require("WCSession") }
+
+    public var outstandingUserInfoTransfers: [WCSessionUserInfoTransfer] { userInfoTransfers }
+    public var outstandingFileTransfers: [WCSessionFileTransfer] { fileTransfers }
+
+    /// Activates the session; the delegate hears `activationDidCompleteWith` next.
+    public func activate() {
+        guard activationState != .activated else { return }
+        runtime.send(.wcActivate)
+    }
+
+    /// Sends a live message: the watch app must be reachable; the reply or error comes later.
+    public func sendMessage(_ message: [String: Any], replyHandler: (([String: Any]) -> Void)?, errorHandler: ((Error) -> Void)? = nil) {
+        let runtime = self.runtime
+        guard let payload = WCPayload.json(message) else {
+            runtime.report("unsupported", "WCSession.sendMessage: the message has a value that is not a property-list type")
+            return
+        }
+        let id = runtime.id()
+        replyHandlers[id] = (replyHandler, errorHandler)
+        runtime.send(.wcSendMessage(id: id, payload: payload, wantsReply: replyHandler != nil))
+    }
+
+    /// Queues user info for the watch app (FIFO, kept across termination).
+    @discardableResult
+    public func transferUserInfo(_ userInfo: [String: Any] = [:]) -> WCSessionUserInfoTransfer {
+        let runtime = self.runtime
+        let transfer = WCSessionUserInfoTransfer(id: runtime.id(), userInfo: userInfo)
+        guard let payload = WCPayload.json(userInfo) else {
+            runtime.report("unsupported", "WCSession.transferUserInfo: the user info has a value that is not a property-list type")
+            return transfer
+        }
+        userInfoTransfers.append(transfer)
+        runtime.send(.wcTransfer(id: transfer.id, payload: payload, file: nil))
+        return transfer
+    }
+
+    /// Replaces the application context; only the latest reaches the watch app.
+    public func updateApplicationContext(_ applicationContext: [String: Any]) throws {
+        guard activationState == .activated else { throw WCError(WCErrorCode.sessionNotActivated.rawValue) }
+        guard let payload = WCPayload.json(applicationContext) else { throw WCError("payloadUnsupportedTypes") }
+        self.applicationContext = applicationContext
+        runtime.send(.wcUpdateContext(payload))
+    }
+
+    /// Sends a file (its name, size and metadata) to the watch app.
+    @discardableResult
+    public func transferFile(_ file: URL, metadata: [String: Any]?) -> WCSessionFileTransfer {
+        let runtime = self.runtime
+        let size = ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0
+        let transfer = WCSessionFileTransfer(id: runtime.id(), file: WCSessionFile(fileURL: file, size: size, metadata: nil))
+        fileTransfers.append(transfer)
+        runtime.send(.wcTransfer(id: transfer.id, payload: WCPayload.json(metadata ?? [:]) ?? [:],
+                                 file: WCFile(name: file.lastPathComponent, size: size)))
+        return transfer
+    }
+
+    func forget(_ id: Int) {
+        userInfoTransfers.removeAll { $0.id == id }
+        fileTransfers.removeAll { $0.id == id }
+    }
+
+    /// What the platform said, delivered to the delegate (called by the runtime).
+    func handle(_ call: AppCall, runtime: AppRuntime) {
+        switch call {
+        case .wcActivated(let reachable, let context):
+            activationState = .activated
+            isReachable = reachable
+            if let context { receivedApplicationContext = WCPayload.dictionary(context) }
+            delegate?.session(self, activationDidCompleteWith: .activated, error: nil)
+        case .wcReachability(let reachable):
+            isReachable = reachable
+            delegate?.sessionReachabilityDidChange(self)
+        case .wcReceived(let kind, let payload, let file, let replyToken):
+            let dictionary = WCPayload.dictionary(payload)
+            switch kind {
+            case .message:
+                if let replyToken {
+                    delegate?.session(self, didReceiveMessage: dictionary) { [weak runtime] reply in
+                        guard let json = WCPayload.json(reply) else {
+                            runtime?.report("unsupported", "WCSession reply handler: the reply has a value that is not a property-list type")
+                            return
+                        }
+                        runtime?.send(.wcReplyToMessage(token: replyToken, payload: json))
+                    }
+                } else {
+                    delegate?.session(self, didReceiveMessage: dictionary)
+                }
+            case .context:
+                receivedApplicationContext = dictionary
+                delegate?.session(self, didReceiveApplicationContext: dictionary)
+            case .file:
+                let url = URL(fileURLWithPath: "/pairsim/inbox/" + (file?.name ?? "file"))
+                delegate?.session(self, didReceive: WCSessionFile(fileURL: url, size: file?.size ?? 0, metadata: WCPayload.sendable(payload)))
+            default:
+                delegate?.session(self, didReceiveUserInfo: dictionary)
+            }
+        case .wcReply(let id, let payload):
+            replyHandlers.removeValue(forKey: id)?.reply?(WCPayload.dictionary(payload))
+        case .wcFailed(let id, let code):
+            replyHandlers.removeValue(forKey: id)?.error?(WCError(code))
+        case .wcTransferFinished(let id, let error):
+            if let index = userInfoTransfers.firstIndex(where: { $0.id == id }) {
+                let transfer = userInfoTransfers.remove(at: index)
+                transfer.isTransferring = false
+                delegate?.session(self, didFinish: transfer, error: error.map(WCError.init))
+            } else if let index = fileTransfers.firstIndex(where: { $0.id == id }) {
+                let transfer = fileTransfers.remove(at: index)
+                transfer.isTransferring = false
+                delegate?.session(self, didFinish: transfer, error: error.map(WCError.init))
+            }
+        default:
+            break
+        }
+    }
+}
+
+/// Property-list dictionaries ⇄ JSON: strings, numbers, booleans, arrays, dictionaries and dates
+/// (as seconds since 1970) cross; anything else is refused, as WatchConnectivity refuses it.
+enum WCPayload {
+    static func json(_ dictionary: [String: Any]) -> JSONObject? {
+        var object = JSONObject()
+        for key in dictionary.keys.sorted() {
+            guard let value = value(dictionary[key]!) else { return nil }
+            object.append(key, value)
+        }
+        return object
+    }
+
+    static func value(_ any: Any) -> JSON? {
+        switch any {
+        case let text as String: return .string(text)
+        case let flag as Bool: return .bool(flag)
+        case let number as Int: return .int(Int64(number))
+        case let number as Int64: return .int(number)
+        case let number as Double: return .double(number)
+        case let date as Date: return .double(date.timeIntervalSince1970)
+        case let uuid as UUID: return .string(uuid.uuidString)
+        case let array as [Any]:
+            var items: [JSON] = []
+            for item in array {
+                guard let json = value(item) else { return nil }
+                items.append(json)
+            }
+            return .array(items)
+        case let dictionary as [String: Any]: return json(dictionary).map(JSON.object)
+        default: return nil
+        }
+    }
+
+    static func dictionary(_ object: JSONObject) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for member in object.members { result[member.key] = any(member.value) }
+        return result
+    }
+
+    static func sendable(_ object: JSONObject) -> [String: any Sendable]? {
+        object.count == 0 ? nil : dictionary(object).mapValues { "\($0)" }
+    }
+
+    static func any(_ json: JSON) -> Any {
+        switch json {
+        case .null: return NSNull()
+        case .bool(let flag): return flag
+        case .int(let number): return Int(number)
+        case .double(let number): return number
+        case .string(let text): return text
+        case .array(let items): return items.map(any)
+        case .object(let object): return dictionary(object)
+        }
+    }
+}
