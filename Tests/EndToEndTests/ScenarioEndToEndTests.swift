@@ -70,9 +70,11 @@ struct ScenarioEndToEndTests {
         ("nodes-killed-mid-stream", 600),
         // import-health of a file named relative to the scenario, on real processes (R: E1).
         ("replay-health-export", 120),
+        // WatchConnectivity: the watch's workout message and the Train tab at once, and without it (R: X4).
+        ("instant-workout-message", 120), ("instant-workout-message-off", 120),
     ]
 
-    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1
+    @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4
     func agreement(scenario: String, timeScale: Int) throws {
         let file = Self.scenarios + "/\(scenario).yaml"
         let simulated = try Self.topology(["simulate", file])

@@ -141,5 +141,24 @@ check(after["channels"]["healthkit"]["received"] == before["channels"]["healthki
 state, text = control("ping")
 check(state == "ok" and text.startswith("pong phone"), "the phone still answers: %s" % text)
 
+# WatchConnectivity (PROTOCOL.md, wc.… topics): announce the watch app reachable (wc.link), then a
+# userInfo transfer; the phone acknowledges it on ack.wc and keeps it for its app.
+send("wc.link", envelope("watchconnectivity", "link", "py-boot", 0, {"reachable": True}))
+user_info = envelope("watchconnectivity", "userinfo", "py.wc", 1,
+                     {"id": "8B3E4D90-2FAC-4E77-B05D-4C3F6E708192", "payload": {"event": "workoutFinished", "uuid": workout_id}})
+check(send_until_acknowledged("wc.userinfo", user_info, "ack.wc") is not None, "wc.userinfo seq 1 acknowledged (ack.wc)")
+deadline = time.time() + 10
+wc = status()["watchConnectivity"]
+while time.time() < deadline and wc["counters"]["userInfoReceived"] < 1:
+    time.sleep(0.1)
+    wc = status()["watchConnectivity"]
+check(wc["counters"]["userInfoReceived"] == 1, "the phone counted the user info: %s" % wc["counters"])
+check(wc["peerLink"] is True, "the phone heard our wc.link")
+send("wc.context", envelope("watchconnectivity", "context", "py.wc", 2, {"payload": 7}))
+deadline = time.time() + 10
+while time.time() < deadline and status()["rejected"]["bad-body"] < 2:
+    time.sleep(0.1)
+check(status()["rejected"]["bad-body"] == 2, "a wc.context whose payload is not an object is refused as bad-body")
+
 print("%d problem(s)" % len(problems), flush=True)
 sys.exit(1 if problems else 0)

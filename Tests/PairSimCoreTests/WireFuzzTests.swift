@@ -274,7 +274,7 @@ struct WireFuzzTests {
             case .duplicate:
                 outcome = .duplicate
                 takenBytes += frames[1].count
-            case .ack, .hello:
+            case .ack, .hello, .link:
                 outcome = .control
             case .unreachable:
                 Issue.record("frame \(index): dropped as unreachable, but nothing is partitioned")

@@ -72,7 +72,10 @@ extension SyncEngine {
     static func checkHello(_ body: JSONObject) throws(DecodeError) {
         let members = try FieldReader(body, path: "body").object("streams")
         let streams = FieldReader(members, path: "body.streams")
-        for channel in Channel.allCases { _ = try streams.string(channel.rawValue, minBytes: 1, maxBytes: 64) }
+        // watchconnectivity is optional: a client that does not speak WatchConnectivity leaves it out.
+        for channel in Channel.allCases where channel != .watchconnectivity || streams.has(channel.rawValue) {
+            _ = try streams.string(channel.rawValue, minBytes: 1, maxBytes: 64)
+        }
         if let extra = members.keys.first(where: { Channel(rawValue: $0) == nil }) {
             throw DecodeError(path: "body.streams", reason: "unknown channel \"\(extra.prefix(40))\" (expected healthkit, cloudkit and watchconnectivity)")
         }

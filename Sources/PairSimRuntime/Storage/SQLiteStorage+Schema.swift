@@ -86,7 +86,14 @@ extension SQLiteStorage {
             t.column("workout", .text)
             t.primaryKey(["channel", "seq"])
         }
-        for row in oldOutbox { try row.insert(db) }
+        // v2's columns, named: later versions add columns (v4's wc_id) this migration must not write.
+        for row in oldOutbox {
+            try db.execute(sql: """
+                INSERT INTO outbox (channel, seq, kind, topic, payload, created_at, workouts, samples, saved, deleted, workout)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [row.channel, row.seq, row.kind, row.topic, row.payload, row.createdAt, row.workouts, row.samples,
+                                 row.saved, row.deleted, row.workout])
+        }
         try db.create(table: "workouts") { t in
             t.primaryKey("uuid", .text)
             t.column("anchor", .integer).notNull()
@@ -133,8 +140,8 @@ extension SQLiteStorage {
                 try apply(.hold(try HealthObjectsBatch(body: value.objectValue ?? [:], limits: limits)), db)
             case "phone.container":
                 try apply(.containerAdd(try RecordsBatch(body: value.objectValue ?? [:], limits: limits)), db)
-            case "watch.import":
-                break // v3's table, created after this migration; wave 1 had no imports
+            case "watch.import", "wc":
+                break // v3's and v4's tables, created after this migration; wave 1 had neither
             default:
                 do { try StateTables.write(key, value, db) } catch let error as RuntimeError where error.message.hasSuffix("has no table in schema \(schemaVersion)") {}
             }

@@ -32,7 +32,8 @@ extension PhonePlatform {
     /// Runs a platform command; `appCommands` are the app's, for help and for suggestions.
     public mutating func handle(command line: ParsedCommand, appCommands: [CommandSpec], now: EmulatedInstant) -> CommandResult {
         var result = run(command: line, appCommands: appCommands, now: now)
-        result.actions += refreshReachability(now: now)
+        // A refused command changed nothing.
+        if result.ok { result.actions += refreshReachability(now: now) }
         return result
     }
 

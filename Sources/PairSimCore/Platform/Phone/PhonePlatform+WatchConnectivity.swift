@@ -91,7 +91,8 @@ extension PhonePlatform {
             wc.activate()
             let reachable = !wc.awaitingFirstUnlock && wc.peerLink
             call(.wcActivated(reachable: reachable, receivedContext: wc.receivedContext))
-            return [event(.wcActivated, now, ["reachable": .bool(reachable)])]
+            // The app heard `isReachable` with its activation: no separate change callback.
+            return [event(.wcActivated, now, ["reachable": .bool(reachable)])] + wc.noteReachable(reachable, now: now)
         case .wcSendMessage(let id, let payload, let wantsReply):
             let (error, actions) = wc.sendMessage(payload, wantsReply: wantsReply, appID: id, id: uuids.next(at: now).text, sync: &sync, now: now)
             if let error { call(.wcFailed(id: id, code: error.rawValue)) }

@@ -30,7 +30,8 @@ extension WatchModel {
 
     public mutating func handle(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
         var result = run(command: line, now: now)
-        result.actions += refreshReachability(now: now)
+        // A refused command changed nothing.
+        if result.ok { result.actions += refreshReachability(now: now) }
         return result
     }
 

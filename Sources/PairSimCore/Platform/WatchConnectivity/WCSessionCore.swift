@@ -70,6 +70,13 @@ public struct WCSessionCore: Sendable {
         return (true, actions)
     }
 
+    /// Records `isReachable` as the app just heard it with its activation (an event if it changed).
+    mutating func noteReachable(_ value: Bool, now: EmulatedInstant) -> [NodeAction] {
+        guard reachable != value else { return [] }
+        reachable = value
+        return [event(.wcReachability, now, ["reachable": .bool(value)])]
+    }
+
     /// The link announcement again (the peer just connected).
     func announceAgain(sync: SyncEngine, now: EmulatedInstant) -> [NodeAction] {
         announced.map { [.publish(sync.linkFrame(reachable: $0, now: now))] } ?? []

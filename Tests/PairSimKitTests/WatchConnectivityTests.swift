@@ -1,0 +1,278 @@
+import Foundation
+import Testing
+@testable import PairSimCore
+@testable import PairSimKit
+
+/// A phone app that activates WatchConnectivity at launch and logs what its session tells it.
+final class SessionApp: PairSimApp, WCSessionDelegate {
+    let log: ScriptedApp.Log
+    let reply: Bool
+    init(log: ScriptedApp.Log, reply: Bool = true) {
+        self.log = log
+        self.reply = reply
+    }
+
+    func didFinishLaunching(_ options: LaunchOptions) {
+        log.lines.append("launch background=\(options.inBackground)")
+        WCSession.default.delegate = self
+        WCSession.default.activate()
+    }
+
+    func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
+        log.lines.append("activated reachable=\(session.isReachable)")
+    }
+    func sessionReachabilityDidChange(_ session: WCSession) { log.lines.append("reachable=\(session.isReachable)") }
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
+        log.lines.append("message \(message["n"] ?? "?")")
+        if reply { replyHandler(["echo": message["n"] ?? 0]) }
+    }
+    func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) { log.lines.append("userInfo \(userInfo["n"] ?? "?")") }
+    func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any]) {
+        log.lines.append("context \(applicationContext["n"] ?? "?")")
+    }
+    func session(_ session: WCSession, didReceive file: WCSessionFile) { log.lines.append("file \(file.fileURL.lastPathComponent) \(file.size)") }
+    func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {
+        log.lines.append("finished \(userInfoTransfer.userInfo["n"] ?? "?") error=\(error.map { "\($0)" } ?? "none")")
+    }
+
+    func perform(_ action: UserAction) async throws -> String {
+        let session = WCSession.default
+        switch action.verb {
+        case "send":
+            session.sendMessage(["n": Int(action.arguments[0])!], replyHandler: { [log] reply in log.lines.append("reply \(reply["echo"] ?? reply["ok"] ?? "?")") },
+                                errorHandler: { [log] error in log.lines.append("error \(error)") })
+            return "sent"
+        case "transfer":
+            session.transferUserInfo(["n": Int(action.arguments[0])!])
+            return "outstanding \(session.outstandingUserInfoTransfers.count)"
+        default:
+            throw AppError("unknown \(action.verb)")
+        }
+    }
+}
+
+/// A watch and a phone (with `SessionApp`) joined in memory: each one's frames reach the other at
+/// once, in order, unless the receiver is down.
+struct WCPair {
+    var watch: WatchModel
+    var phone: PhoneNode
+    var watchImage = DurableImage()
+    var now = EmulatedInstant.zero
+    var events: [Event] = []
+    let log = ScriptedApp.Log()
+    let topology: Topology
+
+    init(configure: (inout Topology) -> Void = { _ in }) {
+        var topology = Phone.topology
+        configure(&topology)
+        self.topology = topology
+        watch = WatchModel(topology: topology, boot: "w1")
+        let log = self.log
+        phone = PhoneNode(topology: topology, boot: "p1",
+                          app: AppRegistration(name: "session", summary: "test", actions: [UserActionSpec("send", "", ""), UserActionSpec("transfer", "", "")],
+                                               make: { SessionApp(log: log) }))
+        take(watch.start(now: now), from: .watch)
+        take(phone.start(now: now), from: .phone)
+        take(watch.peerConnected(now: now), from: .watch)
+        take(phone.peerConnected(now: now), from: .phone)
+    }
+
+    /// Keeps events, commits the watch's durable state, and delivers frames to the other side.
+    mutating func take(_ actions: [NodeAction], from node: NodeName) {
+        events += actions.events
+        if node == .watch { watchImage.commit(actions.persistOps, values: watch.persistentValues()) }
+        for case .publish(let frame) in actions {
+            let frames = [Array(frame.topic.utf8), frame.payload]
+            if node == .watch { take(phone.receive(frames: frames, now: now), from: .phone) } else { take(watch.receive(frames: frames, now: now), from: .watch) }
+        }
+    }
+
+    @discardableResult
+    mutating func watch(_ text: String) -> CommandResult {
+        let result = watch.handle(commandText: text, now: now)
+        take(result.actions, from: .watch)
+        return result
+    }
+
+    @discardableResult
+    mutating func phone(_ text: String) -> CommandResult {
+        let result = phone.handle(commandText: text, now: now)
+        take(result.actions, from: .phone)
+        return result
+    }
+
+    mutating func advance(_ duration: EmulatedDuration) {
+        let target = now + duration
+        while let next = [watch.nextDeadline, phone.nextDeadline].compactMap({ $0 }).min(), next <= target {
+            now = max(now, next)
+            take(watch.advance(to: now), from: .watch)
+            take(phone.advance(to: now), from: .phone)
+        }
+        now = target
+        take(watch.advance(to: now), from: .watch)
+        take(phone.advance(to: now), from: .phone)
+    }
+
+    /// The watch process dies and starts again from what it committed.
+    mutating func restartWatch() throws {
+        watch = WatchModel(topology: topology, boot: "w2")
+        try watch.restore(watchImage.load(), now: now)
+        take(watch.start(now: now), from: .watch)
+        take(watch.peerConnected(now: now), from: .watch)
+        take(phone.peerConnected(now: now), from: .phone)
+    }
+
+    var reachable: (watch: Bool, phone: Bool) { (watch.wc.reachable, phone.platform.wc.reachable) }
+    func named(_ name: String) -> [Event] { events.filter { $0.name == name } }
+}
+
+extension Array where Element == NodeAction {
+    var persistOps: [PersistOp] { compactMap { if case .persist(let op) = $0 { op } else { nil } } }
+}
+
+@Suite("WatchConnectivity sessions")
+struct WatchConnectivityTests {
+    @Test("reachability follows the watch app, the range, the phone app's activation and a reboot")  // R: X1, X2, X3
+    func reachabilityTable() {
+        var pair = WCPair()
+        #expect(pair.log.lines.first == "launch background=false")
+        #expect(pair.reachable == (false, false), "the watch app is off screen and not in a workout")
+        var rows: [(String, Bool, Bool)] = []
+        for (node, command) in [("watch", "foreground"), ("watch", "out-of-range"), ("watch", "in-range"), ("watch", "background"),
+                                ("watch", "start-workout running"), ("phone", "terminate"), ("phone", "reboot"), ("phone", "unlock"),
+                                ("phone", "launch"), ("watch", "finish-workout")] {
+            if command == "terminate" { pair.phone("background") }
+            let result = node == "watch" ? pair.watch(command) : pair.phone(command)
+            #expect(result.ok, "\(command): \(result.reply)")
+            rows.append((command, pair.reachable.watch, pair.reachable.phone))
+        }
+        let expected: [(String, Bool, Bool)] = [
+            ("foreground", true, true), ("out-of-range", false, false), ("in-range", true, true), ("background", false, false),
+            ("start-workout running", true, true),
+            ("terminate", true, false),   // the phone app's session died with its process; the watch still reaches the phone
+            ("reboot", false, false),     // unreachable until the first unlock
+            ("unlock", true, false), ("launch", true, true), ("finish-workout", false, false),
+        ]
+        for (row, want) in zip(rows, expected) {
+            #expect(row.0 == want.0 && row.1 == want.1 && row.2 == want.2, "after \(row.0): watch \(row.1) phone \(row.2), expected \(want.1) \(want.2)")
+        }
+        #expect(pair.log.lines.contains("reachable=true"), "the app heard sessionReachabilityDidChange")
+    }
+
+    @Test("messages from the watch arrive in order, wake the phone app, and get their replies")  // R: X1, X2
+    func messagesInOrderAndWake() {
+        var pair = WCPair()
+        pair.watch("foreground")
+        pair.phone("background")
+        pair.advance(.seconds(10))
+        #expect(pair.phone.platform.app == .suspended)
+        for n in 1...3 { #expect(pair.watch("wc-send '{\"n\":\(n)}'").ok) }
+        #expect(pair.phone.platform.app == .background, "a message from the watch wakes a suspended app")
+        #expect(pair.log.lines.suffix(3) == ["message 1", "message 2", "message 3"])
+        #expect(pair.named("wc.replied").count == 3)
+        // Not running at all: the message launches it in the background; it activates and takes it.
+        pair.advance(.minutes(1))
+        pair.phone("terminate")
+        pair.watch("wc-send '{\"n\":4}'")
+        #expect(pair.log.lines.suffix(3) == ["launch background=true", "activated reachable=true", "message 4"])
+        #expect(pair.named("wc.replied").count == 4)
+        // Unreachable: refused at once, nothing sent.
+        pair.watch("background")
+        let refused = pair.watch("wc-send '{\"n\":5}'")
+        #expect(!refused.ok && refused.reply.contains("notReachable"))
+        #expect(pair.named("wc.refused").count == 1)
+        #expect(pair.watch.wc.counters.messagesSent == 4)
+    }
+
+    @Test("a message from the phone does not wake the watch app; the app's error handler hears why")  // R: X2
+    func phoneMessageDoesNotWake() {
+        var pair = WCPair()
+        #expect(pair.phone("send 1").ok)
+        #expect(pair.log.lines.last == "error WCError.notReachable", "the watch app is not running: refused at once")
+        pair.watch("foreground")
+        pair.phone("send 2")
+        #expect(pair.log.lines.last == "reply true", "the seeds' watch app answers {\"ok\":true}")
+        #expect(pair.named("wc.delivered").contains { $0.node == .watch })
+    }
+
+    @Test("only the latest application context is delivered")  // R: X1
+    func latestContextOnly() {
+        var pair = WCPair()
+        pair.phone("background")
+        pair.advance(.seconds(10))
+        pair.phone("terminate")
+        for n in 1...3 { #expect(pair.watch("wc-context '{\"n\":\(n)}'").ok) }
+        #expect(pair.phone.platform.wc.inbox.count == 1, "a newer context replaces the one waiting")
+        pair.phone("launch")
+        #expect(pair.log.lines.filter { $0.hasPrefix("context") } == ["context 3"])
+        #expect(pair.phone.platform.wc.receivedContext?["n"] == .int(3))
+    }
+
+    @Test("userInfo queued out of range is kept across a restart and delivered in order; a cancelled one never")  // R: X1
+    func userInfoFIFOAcrossRestart() throws {
+        var pair = WCPair()
+        pair.watch("out-of-range")
+        var ids: [String] = []
+        for n in 1...4 {
+            let reply = pair.watch("wc-transfer '{\"n\":\(n)}'").reply
+            ids.append(String(reply.split(separator: " ")[2]))
+        }
+        pair.advance(.seconds(30))
+        #expect(pair.watch.wc.outgoing.count == 4)
+        #expect(!pair.watch("wc-cancel \(ids[0])").ok, "the head is already on its way")
+        #expect(pair.watch("wc-cancel \(ids[2])").ok)
+        try pair.restartWatch()
+        #expect(pair.watch.wc.outgoing.map(\.id) == [ids[0], ids[1], ids[3]], "the queue survived the restart")
+        pair.watch("in-range")
+        pair.advance(.minutes(2))
+        #expect(pair.log.lines.filter { $0.hasPrefix("userInfo") } == ["userInfo 1", "userInfo 2", "userInfo 4"])
+        #expect(pair.watch.wc.outgoing.isEmpty)
+        #expect(pair.named("wc.finished").count == 3)
+    }
+
+    @Test("the app's transfers finish with didFinish; a file arrives with its name and size")  // R: X1
+    func appTransfersAndFiles() {
+        var pair = WCPair()
+        #expect(pair.phone("transfer 7").reply == "outstanding 1")
+        pair.advance(.seconds(1))
+        #expect(pair.log.lines.last == "finished 7 error=none")
+        #expect(pair.watch.wc.counters.userInfoReceived == 1)
+        pair.watch("foreground")
+        #expect(pair.watch("wc-file run.gpx --size 4000000").ok)
+        pair.advance(.seconds(1))
+        #expect(pair.log.lines.last?.hasPrefix("file") == false, "4 MB at 2 MB/s takes 2 s")
+        pair.advance(.seconds(2))
+        #expect(pair.log.lines.last == "file run.gpx 4000000")
+    }
+
+    @Test("the faults: sendMessage failing although reachable, a stalled userInfo queue")  // R: X3
+    func faults() {
+        var pair = WCPair { topology in
+            topology.watchConnectivity.messageFailure = 0.5
+            topology.watchConnectivity.stallChance = 1
+            topology.watchConnectivity.stallFor = .minutes(5)
+        }
+        pair.watch("foreground")
+        var failed = 0
+        for n in 1...40 where !pair.watch("wc-send '{\"n\":\(n)}'").ok { failed += 1 }
+        #expect((8...32).contains(failed), "about half fail: \(failed)")
+        #expect(pair.named("wc.failed").allSatisfy { $0["code"] == .string("deliveryFailed") })
+        pair.watch("wc-transfer '{\"n\":1}'")
+        pair.advance(.minutes(4))
+        #expect(pair.watch.wc.outgoing.count == 1, "stalled")
+        pair.advance(.minutes(2))
+        #expect(pair.watch.wc.outgoing.isEmpty)
+        #expect(pair.log.lines.last == "userInfo 1")
+    }
+
+    @Test("bad wc- arguments are refused with the reason")  // R: X1
+    func badArguments() {
+        var pair = WCPair()
+        #expect(pair.watch("wc-send hello").reply.contains("must be a JSON object"))
+        #expect(pair.watch("wc-send '[1,2]'").reply.contains("got an array") || pair.watch("wc-send '[1,2]'").reply.contains("JSON object"))
+        #expect(pair.watch("wc-file a/b").reply.contains("without '/'"))
+        #expect(pair.watch("wc-file x --size -1").reply.contains("--size"))
+        #expect(pair.watch("wc-cancel nope").reply.contains("no outstanding transfer"))
+        #expect(!pair.watch("wc-send").ok)
+    }
+}
