@@ -25,6 +25,7 @@ if [ $# -eq 0 ]; then
   "$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 300 --nemesis
   "$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 300 --nemesis
   "$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 300 --nemesis
+  "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 300 --nemesis
   "$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 40 --nemesis
 fi
 # A developer's own package (docs/APPS.md): it builds against this checkout, runs its scenario in

@@ -92,6 +92,36 @@ public enum Invariants {
         return found
     }
 
+    /// WatchConnectivity messages and transfers reach the other app at most once each, in the
+    /// order they were sent (R: X1). What was never delivered (a message that expired or found the
+    /// watch app not running, a cancelled transfer) is left out of the comparison.
+    static func deliveredInOrder(in events: [Event]) -> [String] {
+        var sent: [NodeName: [String]] = [:], delivered: [NodeName: [String]] = [:]
+        for event in events {
+            guard let id = event["id"]?.stringValue, let kind = event["kind"]?.stringValue,
+                  kind == "message" || kind == "userinfo" || kind == "file" else { continue }
+            switch event.name {
+            case EventName.syncSent.rawValue: sent[event.node, default: []].append(id)
+            case EventName.wcDelivered.rawValue: delivered[event.node, default: []].append(id)
+            default: break
+            }
+        }
+        var problems: [String] = []
+        for node in NodeName.allCases {
+            let got = delivered[node] ?? []
+            var seen = Set<String>()
+            if let twice = got.first(where: { !seen.insert($0).inserted }) { problems.append("\(node): \(twice) delivered twice") }
+            // A node killed inside a turn may have committed a send without logging it: the order
+            // is compared over what both logs name.
+            let logged = Set(sent[node.peer] ?? [])
+            let sentOrder = (sent[node.peer] ?? []).filter { seen.contains($0) }
+            var once = Set<String>()
+            let deliveredOrder = got.filter { logged.contains($0) && once.insert($0).inserted }
+            if sentOrder != deliveredOrder { problems.append("\(node.peer) → \(node): delivered out of the order sent") }
+        }
+        return problems
+    }
+
     /// Objects one side deleted that the other side still holds at the end (a deletion waiting
     /// on a locked phone or in its CloudKit container for the app counts as arrived).
     static func unpropagated(_ sim: Simulator) -> [String] {
@@ -173,6 +203,7 @@ public enum Invariants {
             if event.name == EventName.bgdeliveryWake.rawValue, state == "forceQuit" { wokenQuit.append("woken at \(event.at)") }
         }
         verdict("no wake for a force-quit app", wokenQuit, "none")
+        verdict("WatchConnectivity deliveries: once each, in the order sent", deliveredInOrder(in: run.events), "yes")
 
         // Without watch kills the watch makes the same data, so both stores equal the fault-free run's.
         if run.kills[.watch]! == 0 {

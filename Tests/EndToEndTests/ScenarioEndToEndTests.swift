@@ -71,7 +71,7 @@ struct ScenarioEndToEndTests {
         // import-health of a file named relative to the scenario, on real processes (R: E1).
         ("replay-health-export", 120),
         // WatchConnectivity: the watch's workout message and the Train tab at once, and without it (R: X4).
-        ("instant-workout-message", 120), ("instant-workout-message-off", 120),
+        ("instant-workout-message", 120), ("instant-workout-message-off", 120), ("wc-transfers-in-and-out-of-range", 600),
     ]
 
     @Test("run and simulate reach the same verdicts", .timeLimit(.minutes(3)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4
