@@ -34,7 +34,7 @@ const KINDS = [["workout", "#8250df", ["workout.", "sample", "samples."]], ["syn
 const kindOf = name => (KINDS.find(k => k[2].some(p => name.startsWith(p))) || KINDS[KINDS.length - 1]);
 const STATES = { foreground: "#c9f0cd", inactive: "#e3efc4", background: "#ffe9a8", suspended: "#e1e4e8", notRunning: "#ffffff", forceQuit: "#ffc9c9", locked: "#57606a" };
 const LINK_COLOURS = ["#8250df", "#0969da", "#cf222e", "#1a7f37", "#bf8700", "#e16f24"];
-const LANES = ["watch", "healthkit", "cloudkit", "phone"];
+const LANES = ["watch", "healthkit", "cloudkit", "watchconnectivity", "phone"];
 
 function legend(parent) {
   const box = html("div", undefined, parent, "legend");

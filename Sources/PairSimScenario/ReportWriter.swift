@@ -21,6 +21,7 @@ public enum ReportWriter {
     static func lane(_ event: Event) -> String {
         if let channel = event["channel"]?.stringValue, event.name.hasPrefix("sync.") { return channel }
         if event.name.hasPrefix("ck.") { return "cloudkit" }
+        if event.name.hasPrefix("wc.") { return "watchconnectivity" }
         return event.node.rawValue
     }
 

@@ -60,7 +60,7 @@ public struct TraceWriter {
         for (prefix, track) in [("app.", "app state"), ("device.", "device"), ("bgdelivery.", "background delivery"),
                                 ("observer.", "observers"), ("coordinator.", "coordinator"), ("cache.", "coordinator"),
                                 ("snapshot.", "snapshot"), ("tab.", "tabs"), ("notification.", "notifications"),
-                                ("detail.", "workout detail"), ("workout.", "workout"), ("ck.", "cloudkit"),
+                                ("detail.", "workout detail"), ("workout.", "workout"), ("ck.", "cloudkit"), ("wc.", "watchconnectivity"),
                                 ("wire.", "wire"), ("hk.", "healthkit store"), ("record.", "records")]
         where name.hasPrefix(prefix) { return track }
         return "node"

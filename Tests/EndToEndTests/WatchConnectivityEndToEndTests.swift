@@ -47,8 +47,8 @@ struct WatchConnectivityEndToEndTests {
         try pair.must(.watch, "out-of-range")
         for n in 1...3 { try pair.must(.watch, #"wc-transfer '{"event":"workoutFinished","n":\#(n)}'"#) }
         #expect(try pair.status(.watch)["watchConnectivity"]?["outstanding"]?.arrayValue?.count == 3)
-        usleep(300_000)
-        #expect(!pair.events(.phone).contains { $0.name == "wc.delivered" }, "nothing crosses while out of range")
+        try pair.waitFor(.watch, "the head held by the partition") { $0.name == "sync.held" && $0["channel"]?.stringValue == "watchconnectivity" }
+        #expect(!pair.events(.phone).contains { $0.name == "wc.received" }, "nothing crosses while out of range")
         try pair.must(.watch, "in-range")
         let delivered = try pair.waitFor(.phone, count: 3, "three deliveries") { $0.name == "wc.delivered" && $0["kind"]?.stringValue == "userinfo" }
         #expect(delivered.count == 3)

@@ -159,6 +159,14 @@ deadline = time.time() + 10
 while time.time() < deadline and status()["rejected"]["bad-body"] < 2:
     time.sleep(0.1)
 check(status()["rejected"]["bad-body"] == 2, "a wc.context whose payload is not an object is refused as bad-body")
+# WatchConnectivity delivers in order, so the refused one is acknowledged: the next one is not held up.
+more = envelope("watchconnectivity", "userinfo", "py.wc", 3, {"id": "9C4F5EA1-30BD-4F88-816E-5D407F8193A3", "payload": {"n": 3}})
+ack = send_until_acknowledged("wc.userinfo", more, "ack.wc")
+check(ack is not None and ack["body"]["upTo"] == 3, "after a refused wc.context (seq 2), wc.userinfo seq 3 is acknowledged with upTo 3")
+deadline = time.time() + 10
+while time.time() < deadline and status()["watchConnectivity"]["counters"]["userInfoReceived"] < 2:
+    time.sleep(0.1)
+check(status()["watchConnectivity"]["counters"]["userInfoReceived"] == 2, "the phone took the user info after the refused one")
 
 print("%d problem(s)" % len(problems), flush=True)
 sys.exit(1 if problems else 0)

@@ -102,6 +102,18 @@ extension SyncEngine {
         ]
     }
 
+    /// A refused data message on a channel that delivers in order (watchconnectivity): recorded as
+    /// received and acknowledged, so the messages after it are not held up behind a message that
+    /// can never be delivered (the sender would only send it again). It is not counted as received.
+    public mutating func skip(_ envelope: Envelope, now: EmulatedInstant) -> [NodeAction] {
+        let channel = envelope.channel!
+        var window = inbound[channel]?[envelope.stream] ?? InboundWindow(stream: envelope.stream)
+        if inbound[channel]?[envelope.stream] == nil { rememberStream(envelope.stream, channel) }
+        window.insert(envelope.seq)
+        inbound[channel, default: [:]][envelope.stream] = window
+        return [acknowledge(channel, window: window, now: now)]
+    }
+
     /// A frame whose envelope (of `bytes` envelope bytes) was fine but whose body was not: refused,
     /// not acknowledged.
     public mutating func rejectBody(_ envelope: Envelope, _ error: DecodeError, bytes: Int, now: EmulatedInstant) -> NodeAction {

@@ -34,24 +34,23 @@ extension PhonePlatform {
 
     /// A `wc.…` data message from the watch.
     mutating func applyWatchConnectivity(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
-        if envelope.kind == .reply {
-            let reply: (id: String, payload: JSONObject?, error: WCErrorCode?)
-            do { reply = try WCBody.reply(envelope.body) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
-            var actions = sync.accept(envelope, bytes: bytes, summary: ["id": .string(reply.id)], now: now)
-            if let (appID, more) = wc.receiveReply(id: reply.id, payload: reply.payload, error: reply.error, now: now) {
+        var (incoming, actions) = WCSessionCore.take(envelope, bytes: bytes, sync: &sync, now: now)
+        switch incoming {
+        case nil:
+            return actions
+        case .reply(let id, let payload, let error):
+            if let (appID, more) = wc.receiveReply(id: id, payload: payload, error: error, now: now) {
                 actions += more
                 if let appID {
-                    if let error = reply.error { call(.wcFailed(id: appID, code: error.rawValue)) } else { call(.wcReply(id: appID, payload: reply.payload ?? [:])) }
+                    if let error { call(.wcFailed(id: appID, code: error.rawValue)) } else { call(.wcReply(id: appID, payload: payload ?? [:])) }
                 }
             }
             return actions
+        case .item(let item):
+            actions += wc.receive(item, now: now)
+            if item.kind == .message { actions += wakeForMessage(now: now) }
+            return actions + deliverToApp(now: now)
         }
-        let item: WCReceived
-        do { item = try WCBody.received(envelope) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
-        var actions = sync.accept(envelope, bytes: bytes, summary: item.id.isEmpty ? [:] : ["id": .string(item.id)], now: now)
-        actions += wc.receive(item, now: now)
-        if item.kind == .message { actions += wakeForMessage(now: now) }
-        return actions + deliverToApp(now: now)
     }
 
     /// A message from the watch launches the app in the background, or wakes it if suspended.

@@ -6,11 +6,13 @@ import Foundation
 /// The seeds' watch app answers every message that wants a reply with `{"ok":true}` and, with
 /// `watch.workoutMessage`, tells the phone app when a workout finished.
 extension WatchModel {
-    /// The watch app runs now (on screen, or in a running or paused workout session).
+    /// The watch app runs now (on screen, or in a running or paused workout session); a crashed
+    /// one does not until `recover`.
     var watchAppRuns: Bool {
         switch session.state {
         case .running, .paused: true
-        case .idle, .ended, .crashed: wc.foreground
+        case .crashed: false
+        case .idle, .ended: wc.foreground
         }
     }
 
@@ -39,19 +41,15 @@ extension WatchModel {
 
     /// A `wc.…` data message from the phone.
     mutating func applyWatchConnectivity(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
-        if envelope.kind == .reply {
-            let reply: (id: String, payload: JSONObject?, error: WCErrorCode?)
-            do { reply = try WCBody.reply(envelope.body) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
-            var actions = sync.accept(envelope, bytes: bytes, summary: ["id": .string(reply.id)], now: now)
-            if let (appID, more) = wc.receiveReply(id: reply.id, payload: reply.payload, error: reply.error, now: now) {
+        var (incoming, actions) = WCSessionCore.take(envelope, bytes: bytes, sync: &sync, now: now)
+        guard case .item(let item) = incoming else {
+            if case .reply(let id, let payload, let error) = incoming,
+               let (appID, more) = wc.receiveReply(id: id, payload: payload, error: error, now: now) {
                 actions += more
-                if let appID, reply.error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
+                if let appID, error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
             }
             return actions
         }
-        let item: WCReceived
-        do { item = try WCBody.received(envelope) } catch { return [sync.rejectBody(envelope, error, bytes: bytes, now: now)] }
-        var actions = sync.accept(envelope, bytes: bytes, summary: item.id.isEmpty ? [:] : ["id": .string(item.id)], now: now)
         // A message from the phone does not wake the watch app: one that is not running cannot take it.
         if item.kind == .message, !watchAppRuns {
             wc.counters.messagesReceived += 1

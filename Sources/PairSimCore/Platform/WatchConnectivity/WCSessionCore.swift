@@ -206,6 +206,28 @@ public struct WCSessionCore: Sendable {
 
     // MARK: Receiving
 
+    /// A `wc.…` data message decoded and taken by the sync engine.
+    enum Incoming {
+        case reply(id: String, payload: JSONObject?, error: WCErrorCode?)
+        case item(WCReceived)
+    }
+
+    /// Decodes a `wc.…` data message and records it as received (acknowledged); a malformed body
+    /// is refused (`wire.rejected`) and skipped so the messages after it still go through.
+    static func take(_ envelope: Envelope, bytes: Int, sync: inout SyncEngine, now: EmulatedInstant) -> (Incoming?, [NodeAction]) {
+        do {
+            if envelope.kind == .reply {
+                let reply = try WCBody.reply(envelope.body)
+                return (.reply(id: reply.id, payload: reply.payload, error: reply.error),
+                        sync.accept(envelope, bytes: bytes, summary: ["id": .string(reply.id)], now: now))
+            }
+            let item = try WCBody.received(envelope)
+            return (.item(item), sync.accept(envelope, bytes: bytes, summary: item.id.isEmpty ? [:] : ["id": .string(item.id)], now: now))
+        } catch {
+            return (nil, [sync.rejectBody(envelope, error, bytes: bytes, now: now)] + sync.skip(envelope, now: now))
+        }
+    }
+
     /// A reply to one of this side's messages: its handle and the reply, or nil when it came too late.
     mutating func receiveReply(id: String, payload: JSONObject?, error: WCErrorCode?,
                                now: EmulatedInstant) -> (appID: Int?, actions: [NodeAction])? {
