@@ -52,6 +52,33 @@ struct SQLiteStorageTests {
         #expect(b.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply == reply)
     }
 
+    @Test("a WatchConnectivity session survives a restart: queue, waiting deliveries, contexts")  // R: X1
+    func restoreWatchConnectivity() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        var watch = WatchModel(topology: Self.topology, boot: "b1")
+        _ = watch.start(now: .zero)
+        try Self.drive(&watch, storage, [(1, "out-of-range"), (2, #"wc-transfer '{"n":1,"list":[1,2.5,"x",null,{"deep":true}]}'"#),
+                                          (3, "wc-file route.gpx --size 5000 --metadata '{\"kind\":\"gpx\"}'"),
+                                          (4, #"wc-context '{"tab":"train"}'"#), (5, "in-range"), (5, "foreground")])
+        // A context and a user info from the phone wait for the watch app (it left the screen).
+        _ = watch.handle(commandText: "background", now: .zero + .seconds(6))
+        for (seq, kind, body) in [(UInt64(1), MessageKind.context, ["payload": JSON.object(["n": 7])] as JSONObject),
+                                  (2, .userinfo, ["id": "p-1", "payload": .object(["from": "phone"])])] {
+            let frame = WireCodec.encode(Envelope(from: .phone, stream: "p.wc", seq: seq, sentAt: .zero, channel: .watchconnectivity, kind: kind, body: body))
+            let actions = watch.receive(frames: [Array(frame.topic.utf8), frame.payload], now: .zero + .seconds(7))
+            try storage.commit(actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }, values: watch.persistentValues())
+        }
+        #expect(watch.wc.outgoing.count == 2 && watch.wc.inbox.count == 2 && watch.wc.contextSent != nil)
+        var restored = WatchModel(topology: Self.topology, boot: "b2")
+        try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(8))
+        #expect(restored.persistentValues()["wc"] == watch.persistentValues()["wc"])
+        #expect(restored.wc.outgoing == watch.wc.outgoing.map { var t = $0; t.appID = nil; return t })
+        #expect(restored.wc.inbox == watch.wc.inbox)
+        #expect(restored.wc.receivedContext?["n"] == .int(7))
+    }
+
     @Test("deletions and tombstones survive a restart")  // R: S5, H2
     func deletions() throws {
         let path = Self.temporaryPath()

@@ -51,6 +51,21 @@ public struct SyncEngine: Sendable {
     /// The sequence number the next message on `channel` gets.
     public func nextSeq(_ channel: Channel) -> UInt64 { outbound[channel]!.nextSeq }
 
+    /// The lowest sequence number on `channel` not yet acknowledged (the next one when none waits).
+    public func lowestPending(_ channel: Channel) -> UInt64 { outbound[channel]!.entries.keys.min() ?? outbound[channel]!.nextSeq }
+
+    /// The sender says every sequence number of `stream` below `below` was acknowledged: the
+    /// window counts them as received (a receiver that lost its state, or a gap that cannot fill).
+    public mutating func settle(_ channel: Channel, stream: String, below: UInt64) {
+        var window = inbound[channel]?[stream] ?? InboundWindow(stream: stream)
+        guard below > 0, window.cumulative < below - 1 else { return }
+        if inbound[channel]?[stream] == nil { rememberStream(stream, channel) }
+        window.cumulative = below - 1
+        window.above = window.above.filter { $0 > below - 1 }
+        while window.above.remove(window.cumulative + 1) != nil { window.cumulative += 1 }
+        inbound[channel, default: [:]][stream] = window
+    }
+
     /// True while message `seq` on `channel` waits for its acknowledgement.
     public func isPending(_ channel: Channel, _ seq: UInt64) -> Bool { outbound[channel]!.entries[seq] != nil }
 
@@ -143,6 +158,12 @@ public struct SyncEngine: Sendable {
     /// True while `channel` carries nothing (manual or scheduled partition).
     public func isPartitioned(_ channel: Channel, at now: EmulatedInstant) -> Bool {
         outbound[channel]!.isPartitioned(at: now)
+    }
+
+    /// The next instant after `now` at which a scheduled partition of `channel` starts or ends.
+    public func nextPartitionChange(_ channel: Channel, after now: EmulatedInstant) -> EmulatedInstant? {
+        outbound[channel]!.config.partitions.filter { $0.channels.contains(channel) }
+            .flatMap { [$0.from, $0.to] }.filter { $0 > now }.min()
     }
 
     /// Counters for `channel`.

@@ -51,13 +51,11 @@ public final class WCSessionUserInfoTransfer: @unchecked Sendable {
         self.id = id
         self.userInfo = userInfo
     }
-    /// Cancels the transfer if it is still waiting in the queue.
+    /// Cancels the transfer if it is still waiting in the queue: the delegate then hears
+    /// `didFinish` with `transferCancelled`; one already on its way finishes as usual.
     public func cancel() {
         guard isTransferring else { return }
-        isTransferring = false
-        let runtime = AppRuntime.require("WCSessionUserInfoTransfer.cancel")
-        runtime.session.forget(id)
-        runtime.send(.wcCancelTransfer(id: id))
+        AppRuntime.require("WCSessionUserInfoTransfer.cancel").send(.wcCancelTransfer(id: id))
     }
 }
 
@@ -78,12 +76,10 @@ public final class WCSessionFileTransfer: @unchecked Sendable {
         self.id = id
         self.file = file
     }
+    /// As `WCSessionUserInfoTransfer.cancel()`.
     public func cancel() {
         guard isTransferring else { return }
-        isTransferring = false
-        let runtime = AppRuntime.require("WCSessionFileTransfer.cancel")
-        runtime.session.forget(id)
-        runtime.send(.wcCancelTransfer(id: id))
+        AppRuntime.require("WCSessionFileTransfer.cancel").send(.wcCancelTransfer(id: id))
     }
 }
 
@@ -167,18 +163,24 @@ public final class WCSession: @unchecked Sendable {
         return transfer
     }
 
-    func forget(_ id: Int) {
-        userInfoTransfers.removeAll { $0.id == id }
-        fileTransfers.removeAll { $0.id == id }
-    }
-
     /// What the platform said, delivered to the delegate (called by the runtime).
     func handle(_ call: AppCall, runtime: AppRuntime) {
         switch call {
-        case .wcActivated(let reachable, let context):
+        case .wcActivated(let reachable, let context, let outstanding):
             activationState = .activated
             isReachable = reachable
             if let context { receivedApplicationContext = WCPayload.dictionary(context) }
+            // Transfers an earlier process queued are outstanding in this one too.
+            for transfer in outstanding where !userInfoTransfers.contains(where: { $0.id == transfer.id })
+                && !fileTransfers.contains(where: { $0.id == transfer.id }) {
+                if let file = transfer.file {
+                    let url = URL(fileURLWithPath: "/pairsim/outbox/" + file.name)
+                    fileTransfers.append(WCSessionFileTransfer(id: transfer.id, file: WCSessionFile(fileURL: url, size: file.size,
+                                                                                                  metadata: WCPayload.sendable(transfer.payload))))
+                } else {
+                    userInfoTransfers.append(WCSessionUserInfoTransfer(id: transfer.id, userInfo: WCPayload.dictionary(transfer.payload)))
+                }
+            }
             delegate?.session(self, activationDidCompleteWith: .activated, error: nil)
         case .wcReachability(let reachable):
             isReachable = reachable

@@ -11,6 +11,7 @@ extension StateTables {
             t.primaryKey("id", .integer).check { $0 == 1 }
             t.column("awaiting_first_unlock", .boolean).notNull()
             t.column("foreground", .boolean).notNull()
+            t.column("random_state", .integer).notNull()
             t.column("context_pending", .text)
             t.column("context_seq", .integer)
             t.column("context_sent", .text)
@@ -48,10 +49,11 @@ extension StateTables {
         try db.execute(sql: "DELETE FROM wc_session; DELETE FROM wc_outgoing; DELETE FROM wc_inbox")
         func text(_ member: String) -> String? { value[member]?.objectValue.map { JSONWriter.string(.object($0)) } }
         try db.execute(sql: """
-            INSERT INTO wc_session (id, awaiting_first_unlock, foreground, context_pending, context_seq, context_sent,
+            INSERT INTO wc_session (id, awaiting_first_unlock, foreground, random_state, context_pending, context_seq, context_sent,
                                     received_context, received_context_stream, received_context_seq)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [value["awaitingFirstUnlock"]?.boolValue ?? false, value["foreground"]?.boolValue ?? false,
+                             try int(value, "random", key),
                              text("contextPending"), value["contextSeq"]?.intValue, text("contextSent"), text("receivedContext"),
                              value["receivedContextStream"]?.stringValue, value["receivedContextSeq"]?.intValue])
         for (position, transfer) in (value["outgoing"]?.arrayValue ?? []).enumerated() {
@@ -81,6 +83,7 @@ extension StateTables {
         func optionalInt(_ row: Row, _ column: String) -> JSON { (row[column] as Int64?).map(JSON.int) ?? .null }
         func optionalText(_ row: Row, _ column: String) -> JSON { (row[column] as String?).map(JSON.string) ?? .null }
         var o: JSONObject = ["awaitingFirstUnlock": .bool(row["awaiting_first_unlock"]), "foreground": .bool(row["foreground"])]
+        o.append("random", .int(row["random_state"]))
         o.append("contextPending", try object("context_pending"))
         o.append("contextSeq", optionalInt(row, "context_seq"))
         o.append("contextSent", try object("context_sent"))

@@ -30,8 +30,9 @@ public enum AppCall: Hashable, Sendable {
     /// The app's CloudKit-synced records changed under it (an import).
     case recordsChanged(saved: [ExerciseRecord], deleted: [UUID])
     /// WatchConnectivity (R: X1): the session the app activated is ready; `reachable` is
-    /// `isReachable`, `receivedContext` the latest application context that arrived before.
-    case wcActivated(reachable: Bool, receivedContext: JSONObject?)
+    /// `isReachable`, `receivedContext` the latest application context that arrived before,
+    /// `outstanding` the transfers still on their way (queued by this process or an earlier one).
+    case wcActivated(reachable: Bool, receivedContext: JSONObject?, outstanding: [WCOutstanding])
     /// `sessionReachabilityDidChange`.
     case wcReachability(Bool)
     /// Something arrived from the watch app: a message (`replyToken` when the sender waits for a
@@ -41,7 +42,8 @@ public enum AppCall: Hashable, Sendable {
     case wcReply(id: Int, payload: JSONObject)
     /// The app's `sendMessage` `id` failed (its error handler), with the `WCError` code name.
     case wcFailed(id: Int, code: String)
-    /// The app's transfer `id` finished (`didFinish`); `error` nil: the watch has it.
+    /// The app's transfer `id` finished (`didFinish`); `error` nil: the watch has it;
+    /// `transferCancelled` after a `cancel()` that took it out of the queue.
     case wcTransferFinished(id: Int, error: String?)
     /// The process ended (terminated or force-quit): the app's memory is gone.
     case terminated

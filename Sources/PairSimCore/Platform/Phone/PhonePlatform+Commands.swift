@@ -50,7 +50,11 @@ extension PhonePlatform {
                 return reboot(now: now)
             case _ where line.verb.hasPrefix("wc-"):
                 let id = uuids.next(at: now).text
-                return try wc.command(line, sync: &sync, newID: id, now: now)
+                let cancelled = line.verb == "wc-cancel" ? wc.outgoing.first { $0.id == line.arguments.first }?.appID : nil
+                let result = try wc.command(line, sync: &sync, newID: id, now: now)
+                // The app's transfer object hears it was cancelled.
+                if result.ok, let cancelled { call(.wcTransferFinished(id: cancelled, error: WCErrorCode.transferCancelled.rawValue)) }
+                return result
             case "authorize":
                 try args.expect(2...2)
                 let type = try objectType(args, 0)

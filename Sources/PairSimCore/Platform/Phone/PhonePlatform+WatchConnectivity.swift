@@ -13,7 +13,8 @@ extension PhonePlatform {
     mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
         let own = !wc.awaitingFirstUnlock
         let (changed, actions) = wc.setReachability(own: own, isReachable: own && wc.activated && wc.peerLink, sync: sync, now: now)
-        if changed, appHearsWatchConnectivity { call(.wcReachability(wc.reachable)) }
+        // A suspended app hears it when it runs again (`call` holds it); an ended process took its session with it.
+        if changed, wc.activated { call(.wcReachability(wc.reachable)) }
         return actions + deliverToApp(now: now)
     }
 
@@ -48,7 +49,10 @@ extension PhonePlatform {
             return actions
         case .item(let item):
             actions += wc.receive(item, now: now)
-            if item.kind == .message { actions += wakeForMessage(now: now) }
+            // Only a message that is waiting for the app (not one that expired on the way) wakes it.
+            if item.kind == .message, wc.inbox.contains(where: { $0.stream == item.stream && $0.seq == item.seq }) {
+                actions += wakeForMessage(now: now)
+            }
             return actions + deliverToApp(now: now)
         }
     }
@@ -89,33 +93,62 @@ extension PhonePlatform {
             guard !wc.activated else { return [] }
             wc.activate()
             let reachable = !wc.awaitingFirstUnlock && wc.peerLink
-            call(.wcActivated(reachable: reachable, receivedContext: wc.receivedContext))
+            // Transfers an earlier process queued are still outstanding: this process gets handles for them.
+            var outstanding: [WCOutstanding] = []
+            for transfer in wc.outgoing {
+                let handle = transfer.appID ?? token()
+                wc.setAppID(handle, for: transfer.id)
+                outstanding.append(WCOutstanding(id: handle, payload: transfer.payload, file: transfer.file))
+            }
+            call(.wcActivated(reachable: reachable, receivedContext: wc.receivedContext, outstanding: outstanding))
             // The app heard `isReachable` with its activation: no separate change callback.
             return [event(.wcActivated, now, ["reachable": .bool(reachable)])] + wc.noteReachable(reachable, now: now)
         case .wcSendMessage(let id, let payload, let wantsReply):
+            if let problem = WCSessionCore.payloadProblem(payload) {
+                call(.wcFailed(id: id, code: WCErrorCode.payloadTooLarge.rawValue))
+                return [refusedPayload("message", problem, now: now)]
+            }
             let (error, actions) = wc.sendMessage(payload, wantsReply: wantsReply, appID: id, id: uuids.next(at: now).text, sync: &sync, now: now)
             if let error { call(.wcFailed(id: id, code: error.rawValue)) }
             return actions
         case .wcReplyToMessage(let token, let payload):
             guard let messageID = wcReplyTokens.removeValue(forKey: token) else { return [] }
+            if let problem = WCSessionCore.payloadProblem(payload) {
+                return [refusedPayload("reply", problem, now: now)]
+                    + wc.sendReply(to: messageID, payload: nil, error: .payloadTooLarge, sync: &sync, now: now)
+            }
             return wc.sendReply(to: messageID, payload: payload, error: nil, sync: &sync, now: now)
         case .wcTransfer(let id, let payload, let file):
             guard wc.activated else {
                 call(.wcTransferFinished(id: id, error: WCErrorCode.sessionNotActivated.rawValue))
                 return [event(.wcRefused, now, level: .warning, ["kind": file == nil ? "userinfo" : "file", "code": "sessionNotActivated"])]
             }
+            if let problem = WCSessionCore.payloadProblem(payload) {
+                call(.wcTransferFinished(id: id, error: WCErrorCode.payloadTooLarge.rawValue))
+                return [refusedPayload(file == nil ? "userinfo" : "file", problem, now: now)]
+            }
             let transfer = WCTransfer(id: uuids.next(at: now).text, kind: file == nil ? .userinfo : .file, payload: payload, file: file,
                                       createdAt: now, appID: id)
             return wc.transfer(transfer, sync: &sync, now: now)
         case .wcCancelTransfer(let id):
             guard let transfer = wc.outgoing.first(where: { $0.appID == id }) else { return [] }
-            return wc.cancel(transfer.id, now: now).actions
+            let (cancelled, _, actions) = wc.cancel(transfer.id, sync: &sync, now: now)
+            // Cancelled: the app's delegate hears `didFinish` with `transferCancelled`; one already
+            // on its way finishes as usual.
+            if cancelled { call(.wcTransferFinished(id: id, error: WCErrorCode.transferCancelled.rawValue)) }
+            return actions
         case .wcUpdateContext(let payload):
             guard wc.activated else { return [event(.wcRefused, now, level: .warning, ["kind": "context", "code": "sessionNotActivated"])] }
+            if let problem = WCSessionCore.payloadProblem(payload) { return [refusedPayload("context", problem, now: now)] }
             return wc.updateContext(payload, sync: &sync, now: now)
         default:
             preconditionFailure("Invalid state: \(request) is not a WatchConnectivity request")
         }
+    }
+
+    /// The app handed WatchConnectivity a payload that cannot travel.
+    func refusedPayload(_ kind: String, _ problem: String, now: EmulatedInstant) -> NodeAction {
+        event(.wcRefused, now, level: .warning, ["kind": .string(kind), "code": .string(WCErrorCode.payloadTooLarge.rawValue), "reason": .string(problem)])
     }
 
     /// `reboot`: the app's process ends, the device restarts locked, and WatchConnectivity stays

@@ -20,7 +20,7 @@ extension WatchModel {
         CommandSpec("foreground", "", "the watch app comes to the screen: reachable over WatchConnectivity (also during a workout)"),
         CommandSpec("background", "", "the watch app leaves the screen (reachable only during a workout session)"),
         CommandSpec("out-of-range", "", "the phone is out of Bluetooth/Wi-Fi range: the healthkit and watchconnectivity channels stop"),
-        CommandSpec("in-range", "", "back in range: held healthkit messages go"),
+        CommandSpec("in-range", "", "back in range: held healthkit and watchconnectivity messages go"),
         CommandSpec("offline", "", "no network at all: both channels stop"),
         CommandSpec("online", "", "network back: both channels resume"),
     ] + WCSessionCore.commands + [

@@ -23,6 +23,7 @@ extension WatchModel {
 
     /// Recomputes reachability after anything that may change it (commands, link news, time).
     mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
+        reachabilityCheckedAt = now
         let own = ownLink(now: now)
         var actions = wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now).actions
         if watchAppRuns { actions += deliverToWatchApp(now: now) }
@@ -53,8 +54,9 @@ extension WatchModel {
         // A message from the phone does not wake the watch app: one that is not running cannot take it.
         if item.kind == .message, !watchAppRuns {
             wc.counters.messagesReceived += 1
-            actions.append(event(.wcFailed, now, level: .warning, ["id": .string(item.id), "code": .string(WCErrorCode.notReachable.rawValue),
-                                                               "reason": "the watch app is not running"]))
+            wc.counters.refused += 1
+            actions.append(event(.wcRefused, now, level: .warning, ["kind": "message", "code": .string(WCErrorCode.notReachable.rawValue),
+                                                                "id": .string(item.id), "reason": "the watch app is not running"]))
             return actions + wc.sendReply(to: item.id, payload: nil, error: .notReachable, sync: &sync, now: now)
         }
         actions += wc.receive(item, now: now)

@@ -34,6 +34,9 @@ public struct WatchModel: NodeModel {
     /// Workout messages the watch app sent and may still fall back to user info (process memory).
     var workoutMessages: [Int: JSONObject] = [:]
     var nextWorkoutMessage = 0
+    /// When reachability was last worked out: a scheduled partition starting or ending after it
+    /// changes it, so it is a deadline.
+    var reachabilityCheckedAt = EmulatedInstant.zero
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
@@ -62,7 +65,8 @@ public struct WatchModel: NodeModel {
         return [sync.nextDeadline, cloudRoom ? exporter.nextExportAt : nil, nextRestingAt,
                 healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil,
                 healthRoom ? bulk.map { _ in EmulatedInstant.zero } : nil,
-                healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil }, wc.nextDeadline]
+                healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil }, wc.nextDeadline,
+                sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt)]
             .compactMap { $0 }.min()
     }
 

@@ -18,6 +18,26 @@ extension WCSessionCore {
     /// for messages; PairSim keeps a message inside one wire envelope.
     public static let maxPayloadBytes = 65_536
 
+    /// Deepest nesting a payload may have: the wire refuses JSON deeper than 32 levels, and the
+    /// envelope and its body are two of them.
+    public static let maxPayloadDepth = 29
+
+    /// Why `payload` cannot travel (too large or too deep), or nil.
+    public static func payloadProblem(_ payload: JSONObject) -> String? {
+        func depth(_ value: JSON) -> Int {
+            switch value {
+            case .object(let object): 1 + (object.members.map { depth($0.value) }.max() ?? 0)
+            case .array(let items): 1 + (items.map(depth).max() ?? 0)
+            default: 0
+            }
+        }
+        let bytes = JSONWriter.bytes(.object(payload)).count
+        if bytes > maxPayloadBytes { return "\(bytes) bytes; at most \(maxPayloadBytes)" }
+        let levels = depth(.object(payload))
+        if levels > maxPayloadDepth { return "nested \(levels) levels deep; at most \(maxPayloadDepth)" }
+        return nil
+    }
+
     /// A JSON object argument, refused clearly when it is not one.
     static func payload(_ text: String, verb: String, what: String = "the payload") throws(CommandError) -> JSONObject {
         let json: JSON
@@ -27,9 +47,7 @@ extension WCSessionCore {
         guard let object = json.objectValue else {
             throw CommandError("\(verb): \(what) must be a JSON object, got \(json.kindName)")
         }
-        guard text.utf8.count <= maxPayloadBytes else {
-            throw CommandError("\(verb): \(what) is \(text.utf8.count) bytes; at most \(maxPayloadBytes)")
-        }
+        if let problem = payloadProblem(object) { throw CommandError("\(verb): payloadTooLarge: \(what) is \(problem)") }
         return object
     }
 
@@ -79,7 +97,7 @@ extension WCSessionCore {
                                  actions: updateContext(payload, sync: &sync, now: now))
         case "wc-cancel":
             try args.expect(1...1)
-            let (ok, reason, actions) = cancel(line.arguments[0], now: now)
+            let (ok, reason, actions) = cancel(line.arguments[0], sync: &sync, now: now)
             return CommandResult(ok: ok, reply: "wc-cancel: \(reason)", actions: actions)
         case "wc-status":
             try args.expect(0...0, options: ["json"])

@@ -8,6 +8,8 @@ extension WCSessionCore {
     public var json: JSON {
         func optional(_ object: JSONObject?) -> JSON { object.map(JSON.object) ?? .null }
         var o: JSONObject = ["awaitingFirstUnlock": .bool(awaitingFirstUnlock), "foreground": .bool(foreground)]
+        // The faults' draws go on after a restart rather than starting over.
+        o.append("random", .int(Int64(bitPattern: random.state)))
         o.append("contextPending", optional(contextPending))
         o.append("contextSeq", contextSeq.map { .int(Int64($0)) } ?? .null)
         o.append("contextSent", optional(contextSent))
@@ -42,6 +44,7 @@ extension WCSessionCore {
         let reader = FieldReader(object, path: "wc")
         awaitingFirstUnlock = object["awaitingFirstUnlock"]?.boolValue ?? false
         foreground = object["foreground"]?.boolValue ?? false
+        if let state = object["random"]?.intValue { random.state = UInt64(bitPattern: state) }
         contextPending = object["contextPending"]?.objectValue
         contextSeq = object["contextSeq"]?.intValue.map { UInt64($0) }
         contextSent = object["contextSent"]?.objectValue

@@ -101,7 +101,8 @@ public struct WCSessionCore: Sendable {
         let seq = sync.nextSeq(.watchconnectivity)
         pending.append(WCPendingMessage(id: id, seq: seq, deadline: now + config.messageTimeout, wantsReply: wantsReply, appID: appID))
         counters.messagesSent += 1
-        let body = WCBody.message(id: id, payload: payload, wantsReply: wantsReply)
+        var body = WCBody.message(id: id, payload: payload, wantsReply: wantsReply)
+        body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))
         return (nil, sync.send(.watchconnectivity, kind: .message, body: body, summary: ["id": .string(id)], now: now))
     }
 
@@ -129,14 +130,16 @@ public struct WCSessionCore: Sendable {
     }
 
     /// `cancel()` of an outstanding transfer: only one still waiting in the queue can be.
-    mutating func cancel(_ id: String, now: EmulatedInstant) -> (ok: Bool, reason: String, actions: [NodeAction]) {
+    mutating func cancel(_ id: String, sync: inout SyncEngine, now: EmulatedInstant) -> (ok: Bool, reason: String, actions: [NodeAction]) {
         guard let index = outgoing.firstIndex(where: { $0.id == id }) else {
             return (false, "no outstanding transfer \(id)", [])
         }
         guard outgoing[index].seq == nil else { return (false, "transfer \(id) is already on its way to the counterpart", []) }
         let removed = outgoing.remove(at: index)
         counters.cancelled += 1
-        return (true, "cancelled \(removed.kind.rawValue) \(id)", [event(.wcCancelled, now, ["kind": .string(removed.kind.rawValue), "id": .string(id)])])
+        // A stalled head cancelled: the next one goes now.
+        return (true, "cancelled \(removed.kind.rawValue) \(id)",
+                [event(.wcCancelled, now, ["kind": .string(removed.kind.rawValue), "id": .string(id)])] + pump(sync: &sync, now: now))
     }
 
     /// Hands the queue's head and the pending context to the channel.
@@ -151,7 +154,9 @@ public struct WCSessionCore: Sendable {
             if head.stalledUntil.map({ $0 <= now }) ?? true {
                 head.seq = sync.nextSeq(.watchconnectivity)
                 let transferTime = head.file.map { EmulatedDuration.milliseconds(Int64($0.size) * 1000 / Int64(max(config.fileRate, 1))) } ?? .zero
-                actions += sync.send(.watchconnectivity, kind: head.kind, body: WCBody.transfer(head), summary: ["id": .string(head.id)],
+                var body = WCBody.transfer(head)
+                body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))
+                actions += sync.send(.watchconnectivity, kind: head.kind, body: body, summary: ["id": .string(head.id)],
                                      now: now, extraLatency: transferTime)
             }
             outgoing[0] = head
@@ -160,7 +165,8 @@ public struct WCSessionCore: Sendable {
             contextSeq = sync.nextSeq(.watchconnectivity)
             contextPending = nil
             counters.contextsSent += 1
-            actions += sync.send(.watchconnectivity, kind: .context, body: ["payload": .object(context)], summary: [:], now: now)
+            actions += sync.send(.watchconnectivity, kind: .context,
+                                 body: ["payload": .object(context), "settled": .int(Int64(sync.lowestPending(.watchconnectivity)))], summary: [:], now: now)
         }
         return actions
     }
@@ -178,8 +184,6 @@ public struct WCSessionCore: Sendable {
                                                    "outstanding": .int(Int64(outgoing.count))]))
         }
         if let seq = contextSeq, !sync.isPending(.watchconnectivity, seq) { contextSeq = nil }
-        // A message without a reply handler is done once the counterpart device has it.
-        pending.removeAll { !$0.wantsReply && !sync.isPending(.watchconnectivity, $0.seq) }
         return (finished, actions + pump(sync: &sync, now: now))
     }
 
@@ -187,6 +191,9 @@ public struct WCSessionCore: Sendable {
     mutating func advance(sync: inout SyncEngine, now: EmulatedInstant) -> (failed: [(appID: Int?, code: WCErrorCode)], actions: [NodeAction]) {
         var actions = pump(sync: &sync, now: now)
         var failed: [(appID: Int?, code: WCErrorCode)] = []
+        // A message without a reply handler that the counterpart device has (acknowledged) and no
+        // error reply came for by its deadline went through: nothing to tell.
+        pending.removeAll { $0.deadline <= now && !$0.wantsReply && !sync.isPending(.watchconnectivity, $0.seq) }
         for message in pending where message.deadline <= now {
             counters.failed += 1
             failed.append((message.appID, .messageReplyTimedOut))
@@ -216,6 +223,9 @@ public struct WCSessionCore: Sendable {
     /// is refused (`wire.rejected`) and skipped so the messages after it still go through.
     static func take(_ envelope: Envelope, bytes: Int, sync: inout SyncEngine, now: EmulatedInstant) -> (Incoming?, [NodeAction]) {
         do {
+            // Everything below `settled` was acknowledged to the sender (by this node, or by the
+            // state it lost): in-order delivery never waits on a gap that cannot fill.
+            if let settled = try WCBody.settled(envelope) { sync.settle(.watchconnectivity, stream: envelope.stream, below: settled) }
             if envelope.kind == .reply {
                 let reply = try WCBody.reply(envelope.body)
                 return (.reply(id: reply.id, payload: reply.payload, error: reply.error),
@@ -298,6 +308,11 @@ public struct WCSessionCore: Sendable {
         if !keepActivation { activated = false }
     }
 
+    /// Gives an outstanding transfer the app's handle for it.
+    mutating func setAppID(_ appID: Int, for id: String) {
+        if let index = outgoing.firstIndex(where: { $0.id == id }) { outgoing[index].appID = appID }
+    }
+
     /// Marks the session activated (the app called `activate()`).
     mutating func activate() { activated = true }
 
@@ -309,7 +324,8 @@ public struct WCSessionCore: Sendable {
     /// Replies on the channel (a reply, or why the message could not be delivered).
     mutating func sendReply(to id: String, payload: JSONObject?, error: WCErrorCode?, sync: inout SyncEngine,
                             now: EmulatedInstant) -> [NodeAction] {
-        sync.send(.watchconnectivity, kind: .reply, body: WCBody.reply(id: id, payload: payload, error: error),
-                  summary: ["id": .string(id)], now: now)
+        var body = WCBody.reply(id: id, payload: payload, error: error)
+        body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))
+        return sync.send(.watchconnectivity, kind: .reply, body: body, summary: ["id": .string(id)], now: now)
     }
 }

@@ -53,6 +53,18 @@ public struct WCTransfer: Hashable, Sendable {
     public var appID: Int? = nil
 }
 
+/// An outstanding transfer as the app is told of it at activation (one an earlier process queued).
+public struct WCOutstanding: Hashable, Sendable {
+    public var id: Int
+    public var payload: JSONObject
+    public var file: WCFile?
+    public init(id: Int, payload: JSONObject, file: WCFile?) {
+        self.id = id
+        self.payload = payload
+        self.file = file
+    }
+}
+
 /// Something that arrived for this side's app and waits until the app can take it.
 public struct WCReceived: Hashable, Sendable {
     /// `.message`, `.userinfo`, `.context` or `.file`.
@@ -151,6 +163,14 @@ enum WCBody {
             throw DecodeError(path: "kind", reason: "\(envelope.kind.rawValue) is not a WatchConnectivity delivery")
         }
         return received
+    }
+
+    /// The optional `settled` of any `wc.…` data body: every sequence number below it was
+    /// acknowledged to the sender; at least 1, at most the message's own.
+    static func settled(_ envelope: Envelope) throws(DecodeError) -> UInt64? {
+        let reader = FieldReader(envelope.body, path: "body")
+        guard reader.has("settled") else { return nil }
+        return UInt64(try reader.int("settled", min: 1, max: Int64(envelope.seq)))
     }
 
     /// Reads a `reply` body: the message id, and the reply or the error.
