@@ -32,9 +32,7 @@ struct Ctl: ParsableCommand {
         guard timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be above 0 and at most 3600 seconds") }
         let endpoint = try loadTopology(topology).nodes[name]!.control
         // The shell took the quotes off: put them back around words that need them.
-        var text = command.map { word in
-            word.contains(where: \.isWhitespace) || word.isEmpty ? "\"" + word.replacingOccurrences(of: "\"", with: "'") + "\"" : word
-        }.joined(separator: " ")
+        var text = command.map(ParsedCommand.quote).joined(separator: " ")
         // A file named relative to here, not to the node's working directory.
         if ParsedCommand.pathVerbs.contains(command[0]), let parsed = try? ParsedCommand(parsing: text) {
             let resolved = parsed.resolvingPaths(relativeTo: FileManager.default.currentDirectoryPath)

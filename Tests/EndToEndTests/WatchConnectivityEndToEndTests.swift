@@ -53,16 +53,22 @@ struct WatchConnectivityEndToEndTests {
         let delivered = try pair.waitFor(.phone, count: 3, "three deliveries") { $0.name == "wc.delivered" && $0["kind"]?.stringValue == "userinfo" }
         #expect(delivered.count == 3)
         try pair.waitFor(.watch, count: 3, "three finished transfers") { $0.name == "wc.finished" }
-        #expect(pair.events(.phone).filter { $0.name == "watch.workoutFinished" }.map { $0["via"]?.stringValue } == ["userInfo", "userInfo", "userInfo"])
+        // As a person types it: the shell takes the quotes off, ctl puts them back.
+        let (status, reply) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "wc-transfer", #"{"event":"hello","n":4}"#])
+        #expect(status == 0, "\(reply)")
+        try pair.waitFor(.phone, count: 4, "the fourth delivery") { $0.name == "wc.delivered" && $0["kind"]?.stringValue == "userinfo" }
+        #expect(pair.events(.phone).filter { $0.name == "watch.workoutFinished" }.map { $0["via"]?.stringValue } == ["userInfo", "userInfo", "userInfo"],
+                "the fourth is not a workout message")
 
         // With the phone down, two more wait in the watch's queue; the watch is killed and comes back.
         pair.stop("phone")
-        for n in 4...5 { try pair.must(.watch, #"wc-transfer '{"event":"workoutFinished","n":\#(n)}'"#) }
+        for n in 5...6 { try pair.must(.watch, #"wc-transfer '{"event":"workoutFinished","n":\#(n)}'"#) }
         pair.stop("watch", signal: SIGKILL)
         try pair.startNode(.watch, epoch: epoch)
         #expect(try pair.status(.watch)["watchConnectivity"]?["outstanding"]?.arrayValue?.count == 2, "the queue was on disk")
         try pair.startNode(.phone, epoch: epoch)
-        try pair.waitFor(.phone, count: 2, "the two after the restart") { $0.name == "wc.delivered" && $0["kind"]?.stringValue == "userinfo" }
-        try pair.waitFor(.watch, count: 2, "their finish") { $0.name == "wc.finished" }
+        // Event logs outlive restarts: six deliveries and six finished transfers in all.
+        try pair.waitFor(.phone, count: 6, "the two after the restart") { $0.name == "wc.delivered" && $0["kind"]?.stringValue == "userinfo" }
+        try pair.waitFor(.watch, count: 6, "their finish") { $0.name == "wc.finished" }
     }
 }

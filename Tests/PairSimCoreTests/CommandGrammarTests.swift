@@ -16,6 +16,16 @@ struct CommandGrammarTests {
         #expect(line.options == ["no-builder": "true", "at": "5m"])
     }
 
+    @Test("a quoted word parses back to itself: JSON payloads, names with spaces or apostrophes")  // R: P3, X1
+    func quoteRoundTrip() throws {
+        for word in [#"{"event":"hello","n":[1,2]}"#, "Bench Press", "it's", "", "plain", #"{"a":"b c"}"#] {
+            let line = try ParsedCommand(parsing: "wc-send " + ParsedCommand.quote(word))
+            #expect(line.arguments == [word], "\(word) → \(ParsedCommand.quote(word))")
+        }
+        let parsed = try ParsedCommand(parsing: #"wc-send '{"a":1}' --no-reply"#)
+        #expect(try ParsedCommand(parsing: parsed.text) == parsed)
+    }
+
     @Test("refuses empty input and open quotes", arguments: ["", "   ", "say \"hello"])
     func refusesBadText(text: String) {
         #expect(throws: CommandError.self) { try ParsedCommand(parsing: text) }

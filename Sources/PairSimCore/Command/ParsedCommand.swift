@@ -74,9 +74,19 @@ public struct ParsedCommand: Hashable, Sendable {
         return resolved
     }
 
+    /// `word` as one word of a command line: quoted when it has spaces or quotes (single quotes
+    /// around a word with double quotes in it, like a JSON payload, and the other way round). The
+    /// grammar has no escapes, so a word with both kinds of quote keeps its single ones as double.
+    public static func quote(_ word: String) -> String {
+        guard word.isEmpty || word.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" }) else { return word }
+        if !word.contains("'") { return "'" + word + "'" }
+        if !word.contains("\"") { return "\"" + word + "\"" }
+        return "'" + word.replacingOccurrences(of: "'", with: "\"") + "'"
+    }
+
     /// The text form, re-parseable.
     public var text: String {
-        var parts = [verb] + arguments.map { $0.contains(" ") ? "\"\($0)\"" : $0 }
+        var parts = [verb] + arguments.map(Self.quote)
         for key in options.keys.sorted() { parts.append("--\(key) \(options[key]!)") }
         return parts.joined(separator: " ")
     }
