@@ -155,7 +155,14 @@ public final class WCSession: @unchecked Sendable {
     @discardableResult
     public func transferFile(_ file: URL, metadata: [String: Any]?) -> WCSessionFileTransfer {
         let runtime = self.runtime
-        let size = ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0
+        let size: Int
+        do {
+            size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+        } catch {
+            // The file's bytes never travel, but its size does: one that cannot be read goes as empty, said once.
+            runtime.report("unsupported", "WCSession.transferFile: cannot read \(file.path) (\(error.localizedDescription)); sent as 0 bytes")
+            size = 0
+        }
         let transfer = WCSessionFileTransfer(id: runtime.id(), file: WCSessionFile(fileURL: file, size: size, metadata: nil))
         fileTransfers.append(transfer)
         runtime.send(.wcTransfer(id: transfer.id, payload: WCPayload.json(metadata ?? [:]) ?? [:],

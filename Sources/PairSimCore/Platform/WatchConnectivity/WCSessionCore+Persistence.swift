@@ -55,9 +55,14 @@ extension WCSessionCore {
         outgoing = try reader.objects("outgoing", limit: .max) { (t: FieldReader) throws(DecodeError) -> WCTransfer in
             let kind = try Self.kind(t, allowed: [.userinfo, .file])
             let file = try Self.file(t)
-            return WCTransfer(id: try t.string("id"), kind: kind, payload: try t.object("payload"), file: file,
-                              createdAt: try t.instant("createdAt"), seq: t.has("seq") ? UInt64(try t.int("seq", min: 1)) : nil,
-                              stalledUntil: t.has("stalledUntil") ? try t.instant("stalledUntil") : nil, appID: nil)
+            var transfer = WCTransfer(id: try t.string("id"), kind: kind, payload: try t.object("payload"), file: file,
+                                      createdAt: try t.instant("createdAt"))
+            if t.has("seq") {
+                transfer.stage = .sending(seq: UInt64(try t.int("seq", min: 1)))
+            } else if t.has("stalledUntil") {
+                transfer.stage = .stalled(until: try t.instant("stalledUntil"))
+            }
+            return transfer
         }
         inbox = try reader.objects("inbox", limit: .max) { (r: FieldReader) throws(DecodeError) -> WCReceived in
             WCReceived(kind: try Self.kind(r, allowed: [.message, .userinfo, .context, .file]), id: try r.string("id"),

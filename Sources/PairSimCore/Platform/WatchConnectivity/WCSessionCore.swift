@@ -146,13 +146,14 @@ public struct WCSessionCore: Sendable {
     mutating func pump(sync: inout SyncEngine, now: EmulatedInstant) -> [NodeAction] {
         var actions: [NodeAction] = []
         if var head = outgoing.first, head.seq == nil {
-            if head.kind == .userinfo, head.stalledUntil == nil, random.chance(config.stallChance) {
-                head.stalledUntil = now + config.stallFor
+            if head.stage == .queued, head.kind == .userinfo, random.chance(config.stallChance) {
+                let until = now + config.stallFor
+                head.stage = .stalled(until: until)
                 counters.stalls += 1
-                actions.append(event(.wcStalled, now, level: .warning, ["id": .string(head.id), "until": .string(head.stalledUntil!.description)]))
+                actions.append(event(.wcStalled, now, level: .warning, ["id": .string(head.id), "until": .string(until.description)]))
             }
             if head.stalledUntil.map({ $0 <= now }) ?? true {
-                head.seq = sync.nextSeq(.watchconnectivity)
+                head.stage = .sending(seq: sync.nextSeq(.watchconnectivity))
                 let transferTime = head.file.map { EmulatedDuration.milliseconds(Int64($0.size) * 1000 / Int64(max(config.fileRate, 1))) } ?? .zero
                 var body = WCBody.transfer(head)
                 body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))

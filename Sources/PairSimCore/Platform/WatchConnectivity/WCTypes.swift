@@ -45,12 +45,24 @@ public struct WCTransfer: Hashable, Sendable {
     public var payload: JSONObject
     public var file: WCFile?
     public var createdAt: EmulatedInstant
-    /// The channel sequence number it travels as, once it left the queue's head.
-    public var seq: UInt64? = nil
-    /// A stalled queue (R: X3) lets it go at this instant.
-    public var stalledUntil: EmulatedInstant? = nil
+    public var stage = Stage.queued
     /// The app's handle for it (this process only; not kept across a restart).
     public var appID: Int? = nil
+
+    /// Where a transfer is: only the queue's head leaves the queue, stalled first or not.
+    public enum Stage: Hashable, Sendable {
+        /// In the queue (a head in this stage has not yet drawn for a stall).
+        case queued
+        /// The head, held by a stalled queue until `until` (R: X3); it then goes without drawing again.
+        case stalled(until: EmulatedInstant)
+        /// On its way as channel message `seq`, until the counterpart device acknowledges it.
+        case sending(seq: UInt64)
+    }
+
+    /// The channel sequence number it travels as, once it is on its way.
+    public var seq: UInt64? { if case .sending(let seq) = stage { seq } else { nil } }
+    /// When a stalled queue lets it go.
+    public var stalledUntil: EmulatedInstant? { if case .stalled(let until) = stage { until } else { nil } }
 }
 
 /// An outstanding transfer as the app is told of it at activation (one an earlier process queued).
