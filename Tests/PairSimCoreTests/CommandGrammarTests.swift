@@ -18,12 +18,14 @@ struct CommandGrammarTests {
 
     @Test("a quoted word parses back to itself: JSON payloads, names with spaces or apostrophes")  // R: P3, X1
     func quoteRoundTrip() throws {
-        for word in [#"{"event":"hello","n":[1,2]}"#, "Bench Press", "it's", "", "plain", #"{"a":"b c"}"#] {
+        for word in [#"{"event":"hello","n":[1,2]}"#, "Bench Press", "it's", "", "plain", #"{"a":"b c"}"#, #"{"note":"it's"}"#] {
             let line = try ParsedCommand(parsing: "wc-send " + ParsedCommand.quote(word))
             #expect(line.arguments == [word], "\(word) → \(ParsedCommand.quote(word))")
         }
-        let parsed = try ParsedCommand(parsing: #"wc-send '{"a":1}' --no-reply"#)
-        #expect(try ParsedCommand(parsing: parsed.text) == parsed)
+        for text in [#"wc-send '{"a":1}' --no-reply"#, #"wc-file run.gpx --metadata '{"k":"v w"}' --size 10"#] {
+            let parsed = try ParsedCommand(parsing: text)
+            #expect(try ParsedCommand(parsing: parsed.text) == parsed, "\(text) → \(parsed.text)")
+        }
     }
 
     @Test("refuses empty input and open quotes", arguments: ["", "   ", "say \"hello"])

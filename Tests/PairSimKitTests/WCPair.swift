@@ -25,6 +25,7 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
         log.lines.append("message \(message["n"] ?? "?")")
         if reply { replyHandler(["echo": message["n"] ?? 0]) }
     }
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any]) { log.lines.append("message \(message["n"] ?? "?")") }
     func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) { log.lines.append("userInfo \(userInfo["n"] ?? "?")") }
     func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any]) {
         log.lines.append("context \(applicationContext["n"] ?? "?")")
@@ -44,6 +45,16 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
         case "transfer":
             session.transferUserInfo(["n": Int(action.arguments[0])!])
             return "outstanding \(session.outstandingUserInfoTransfers.count)"
+        case "cancel":
+            // The outstanding transfer carrying n.
+            let n = Int(action.arguments[0])!
+            guard let transfer = session.outstandingUserInfoTransfers.first(where: { $0.userInfo["n"] as? Int == n }) else { throw AppError("no \(n)") }
+            transfer.cancel()
+            return "cancelling"
+        case "send-big":
+            session.sendMessage(["blob": String(repeating: "x", count: 70_000)], replyHandler: { _ in },
+                                errorHandler: { [log] error in log.lines.append("error \(error)") })
+            return "sent"
         default:
             throw AppError("unknown \(action.verb)")
         }
@@ -71,7 +82,8 @@ struct WCPair {
         watch = WatchModel(topology: topology, boot: "w1")
         let log = self.log
         phone = PhoneNode(topology: topology, boot: "p1",
-                          app: AppRegistration(name: "session", summary: "test", actions: [UserActionSpec("send", "", ""), UserActionSpec("transfer", "", "")],
+                          app: AppRegistration(name: "session", summary: "test",
+                                               actions: ["send", "transfer", "cancel", "send-big"].map { UserActionSpec($0, "", "") },
                                                make: { SessionApp(log: log) }))
         take(watch.start(now: now), from: .watch)
         take(phone.start(now: now), from: .phone)

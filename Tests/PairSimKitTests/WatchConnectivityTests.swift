@@ -143,8 +143,13 @@ struct WatchConnectivityTests {
         var pair = WCPair()
         #expect(pair.watch("wc-send hello").reply.contains("must be a JSON object"))
         #expect(pair.watch("wc-send '[1,2]'").reply.contains("got array"))
-        let deep = String(repeating: #"{"a":"#, count: 30) + "1" + String(repeating: "}", count: 30)
-        #expect(pair.watch("wc-transfer '\(deep)'").reply.contains("payloadTooLarge: the payload is nested 30 levels deep"))
+        let deep = String(repeating: #"{"a":"#, count: 31) + "1" + String(repeating: "}", count: 31)
+        #expect(pair.watch("wc-transfer '\(deep)'").reply.contains("payloadTooLarge: the payload is nested 31 levels deep"))
+        let deepest = String(repeating: #"{"a":"#, count: 30) + "1" + String(repeating: "}", count: 30)
+        pair.watch("foreground")
+        #expect(pair.watch("wc-transfer '\(deepest)'").ok, "30 levels fit the wire's 32 with the envelope's two")
+        pair.advance(.seconds(1))
+        #expect(pair.log.lines.last?.hasPrefix("userInfo") == true, "and arrive")
         let big = #"{"a":""# + String(repeating: "x", count: 70_000) + #""}"#
         #expect(pair.watch("wc-context '\(big)'").reply.contains("payloadTooLarge"))
         #expect(pair.watch("wc-file a/b").reply.contains("without '/'"))
@@ -235,5 +240,80 @@ struct WatchConnectivityTests {
         pair.watch("in-range")
         pair.advance(.seconds(5))
         #expect(pair.log.lines.last == "finished 1 error=none")
+    }
+
+    @Test("cancel() of a stalled head through PairSimKit: didFinish with transferCancelled, and the next one goes at once")  // R: X1, X3
+    func kitCancelOfStalledHead() {
+        var pair = WCPair { topology in
+            topology.watchConnectivity.stallChance = 1
+            topology.watchConnectivity.stallFor = .minutes(10)
+        }
+        pair.phone("transfer 1")
+        pair.phone("transfer 2")
+        #expect(pair.named("wc.stalled").count == 1, "the head stalls")
+        #expect(pair.phone("cancel 1").ok)
+        #expect(pair.log.lines.last == "finished 1 error=WCError.transferCancelled")
+        #expect(pair.named("wc.stalled").count == 2, "the next became the head and drew at once")
+        pair.advance(.minutes(11))
+        #expect(pair.log.lines.last == "finished 2 error=none")
+    }
+
+    @Test("handles of a relaunched app's earlier transfers never meet its new ones")  // R: X1
+    func relaunchedHandles() {
+        var pair = WCPair()
+        pair.watch("out-of-range")
+        pair.phone("transfer 9")
+        pair.phone("background")
+        pair.advance(.seconds(10))
+        pair.phone("terminate")
+        pair.phone("launch")
+        pair.phone("transfer 10")
+        pair.phone("transfer 11")
+        #expect(pair.phone("cancel 11").ok)
+        #expect(pair.log.lines.last == "finished 11 error=WCError.transferCancelled")
+        pair.watch("in-range")
+        pair.advance(.seconds(5))
+        #expect(pair.log.lines.filter { $0.hasPrefix("finished") } == ["finished 11 error=WCError.transferCancelled", "finished 9 error=none", "finished 10 error=none"])
+    }
+
+    @Test("a scheduled partition makes both sides unreachable for its window, and the app's too-large payload fails")  // R: X2, X1
+    func scheduledPartitionAndKitLimits() {
+        var pair = WCPair { topology in
+            topology.channels[.watchconnectivity, default: ChannelConfig()].partitions = [PartitionWindow(from: .zero + .minutes(1), to: .zero + .minutes(2))]
+        }
+        pair.watch("foreground")
+        #expect(pair.reachable == (true, true))
+        pair.advance(.seconds(90))
+        #expect(pair.reachable == (false, false), "inside the window, with nothing else due")
+        pair.advance(.minutes(1))
+        #expect(pair.reachable == (true, true))
+        #expect(pair.phone("send-big").ok)
+        #expect(pair.log.lines.last == "error WCError.payloadTooLarge")
+        #expect(pair.named("wc.refused").contains { $0["code"] == .string("payloadTooLarge") })
+    }
+
+    @Test("a receiver that lost its state while a message was on its way still gets it")  // R: X1, S5
+    func lostStateWithMessageInFlight() {
+        var pair = WCPair()
+        pair.watch("foreground")
+        pair.holding = true
+        pair.watch("wc-transfer '{\"n\":1}'")
+        pair.watch("wc-send '{\"n\":2}' --no-reply")   // seq 2, sent while seq 1 is unacknowledged: settled 1
+        let first = pair.held.removeFirst()
+        pair.held = []                                     // seq 2 is lost on the way
+        pair.holding = false
+        pair.take(pair.phone.receive(frames: first.frames, now: pair.now), from: .phone)   // seq 1 arrives and is acknowledged
+        #expect(pair.log.lines.last == "userInfo 1")
+        // Then the phone's state is gone; seq 2's retransmission still says settled 1: the link's settled closes the gap.
+        let log = pair.log
+        pair.phone = PhoneNode(topology: pair.topology, boot: "p2", app: AppRegistration(name: "session", summary: "", actions: [],
+                                                                                           make: { SessionApp(log: log) }))
+        pair.holding = false
+        pair.take(pair.phone.start(now: pair.now), from: .phone)
+        pair.take(pair.phone.peerConnected(now: pair.now), from: .phone)
+        pair.take(pair.watch.peerConnected(now: pair.now), from: .watch)
+        pair.advance(.seconds(10))
+        #expect(pair.log.lines.filter { $0.hasPrefix("message") || $0.hasPrefix("userInfo") } == ["userInfo 1", "message 2"],
+                "\(pair.events.suffix(25).map(\.humanLine).joined(separator: "\n"))")
     }
 }

@@ -76,18 +76,19 @@ public struct ParsedCommand: Hashable, Sendable {
 
     /// `word` as one word of a command line: quoted when it has spaces or quotes (single quotes
     /// around a word with double quotes in it, like a JSON payload, and the other way round). The
-    /// grammar has no escapes, so a word with both kinds of quote keeps its single ones as double.
+    /// grammar has no escapes, but quoted pieces next to each other make one word, so a word with
+    /// both kinds is single-quoted with each `'` written as `'"'"'` (as a shell would).
     public static func quote(_ word: String) -> String {
         guard word.isEmpty || word.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "'" }) else { return word }
         if !word.contains("'") { return "'" + word + "'" }
         if !word.contains("\"") { return "\"" + word + "\"" }
-        return "'" + word.replacingOccurrences(of: "'", with: "\"") + "'"
+        return "'" + word.replacingOccurrences(of: "'", with: "'\"'\"'") + "'"
     }
 
     /// The text form, re-parseable.
     public var text: String {
         var parts = [verb] + arguments.map(Self.quote)
-        for key in options.keys.sorted() { parts.append("--\(key) \(options[key]!)") }
+        for key in options.keys.sorted() { parts.append("--\(key)=" + Self.quote(options[key]!)) }
         return parts.joined(separator: " ")
     }
 }

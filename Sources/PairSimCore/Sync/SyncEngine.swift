@@ -70,9 +70,13 @@ public struct SyncEngine: Sendable {
     public func isPending(_ channel: Channel, _ seq: UInt64) -> Bool { outbound[channel]!.entries[seq] != nil }
 
     /// A `link` frame on watchconnectivity: unsequenced, sent as it is (no channel model).
+    /// It also says this node's watchconnectivity stream and what of it is settled (every seq below
+    /// was acknowledged), so a peer that lost its state, or a gap a retransmission's old `settled`
+    /// cannot close, never holds deliveries back.
     public func linkFrame(reachable: Bool, now: EmulatedInstant) -> WireFrame {
         WireCodec.encode(Envelope(from: node, stream: boot, seq: 0, sentAt: now, channel: .watchconnectivity, kind: .link,
-                                  body: ["reachable": .bool(reachable)]))
+                                  body: ["reachable": .bool(reachable), "stream": .string(stream(.watchconnectivity)),
+                                         "settled": .int(Int64(lowestPending(.watchconnectivity)))]))
     }
 
     /// Everything up to this sequence number of `stream` on `channel` has arrived (nil: a stream

@@ -36,9 +36,10 @@ extension PhonePlatform {
     /// A `wc.…` data message from the watch.
     mutating func applyWatchConnectivity(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
         var (incoming, actions) = WCSessionCore.take(envelope, bytes: bytes, sync: &sync, now: now)
+        // Whatever came (a reply, a refused body) may have closed a gap in front of waiting deliveries.
         switch incoming {
         case nil:
-            return actions
+            return actions + deliverToApp(now: now)
         case .reply(let id, let payload, let error):
             if let (appID, more) = wc.receiveReply(id: id, payload: payload, error: error, now: now) {
                 actions += more
@@ -46,7 +47,7 @@ extension PhonePlatform {
                     if let error { call(.wcFailed(id: appID, code: error.rawValue)) } else { call(.wcReply(id: appID, payload: payload ?? [:])) }
                 }
             }
-            return actions
+            return actions + deliverToApp(now: now)
         case .item(let item):
             actions += wc.receive(item, now: now)
             // Only a message that is waiting for the app (not one that expired on the way) wakes it.
@@ -96,7 +97,8 @@ extension PhonePlatform {
             // Transfers an earlier process queued are still outstanding: this process gets handles for them.
             var outstanding: [WCOutstanding] = []
             for transfer in wc.outgoing {
-                let handle = transfer.appID ?? token()
+                // Negative: the app's own handles (PairSimKit's ids) are positive, so the two never meet.
+                let handle = transfer.appID ?? -token()
                 wc.setAppID(handle, for: transfer.id)
                 outstanding.append(WCOutstanding(id: handle, payload: transfer.payload, file: transfer.file))
             }
@@ -104,7 +106,7 @@ extension PhonePlatform {
             // The app heard `isReachable` with its activation: no separate change callback.
             return [event(.wcActivated, now, ["reachable": .bool(reachable)])] + wc.noteReachable(reachable, now: now)
         case .wcSendMessage(let id, let payload, let wantsReply):
-            if let problem = WCSessionCore.payloadProblem(payload) {
+            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
                 call(.wcFailed(id: id, code: WCErrorCode.payloadTooLarge.rawValue))
                 return [refusedPayload("message", problem, now: now)]
             }
@@ -113,7 +115,7 @@ extension PhonePlatform {
             return actions
         case .wcReplyToMessage(let token, let payload):
             guard let messageID = wcReplyTokens.removeValue(forKey: token) else { return [] }
-            if let problem = WCSessionCore.payloadProblem(payload) {
+            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
                 return [refusedPayload("reply", problem, now: now)]
                     + wc.sendReply(to: messageID, payload: nil, error: .payloadTooLarge, sync: &sync, now: now)
             }
@@ -123,7 +125,7 @@ extension PhonePlatform {
                 call(.wcTransferFinished(id: id, error: WCErrorCode.sessionNotActivated.rawValue))
                 return [event(.wcRefused, now, level: .warning, ["kind": file == nil ? "userinfo" : "file", "code": "sessionNotActivated"])]
             }
-            if let problem = WCSessionCore.payloadProblem(payload) {
+            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
                 call(.wcTransferFinished(id: id, error: WCErrorCode.payloadTooLarge.rawValue))
                 return [refusedPayload(file == nil ? "userinfo" : "file", problem, now: now)]
             }
@@ -139,7 +141,7 @@ extension PhonePlatform {
             return actions
         case .wcUpdateContext(let payload):
             guard wc.activated else { return [event(.wcRefused, now, level: .warning, ["kind": "context", "code": "sessionNotActivated"])] }
-            if let problem = WCSessionCore.payloadProblem(payload) { return [refusedPayload("context", problem, now: now)] }
+            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) { return [refusedPayload("context", problem, now: now)] }
             return wc.updateContext(payload, sync: &sync, now: now)
         default:
             preconditionFailure("Invalid state: \(request) is not a WatchConnectivity request")

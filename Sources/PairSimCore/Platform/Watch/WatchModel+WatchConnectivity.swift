@@ -49,7 +49,8 @@ extension WatchModel {
                 actions += more
                 if let appID, error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
             }
-            return actions
+            // It may have closed a gap in front of waiting deliveries.
+            return actions + (watchAppRuns ? deliverToWatchApp(now: now) : [])
         }
         // A message from the phone does not wake the watch app: one that is not running cannot take it.
         if item.kind == .message, !watchAppRuns {

@@ -20,10 +20,14 @@ extension WCSessionCore {
 
     /// Deepest nesting a payload may have: the wire refuses JSON deeper than 32 levels, and the
     /// envelope and its body are two of them.
-    public static let maxPayloadDepth = 29
+    public static let maxPayloadDepth = 30
 
-    /// Why `payload` cannot travel (too large or too deep), or nil.
-    public static func payloadProblem(_ payload: JSONObject) -> String? {
+    /// Room an envelope needs besides its payload (ids, stream, the body's other members).
+    static let envelopeOverhead = 1_024
+
+    /// Why `payload` cannot travel (too large for PairSim's limit or the topology's wire, or too
+    /// deep), or nil.
+    public static func payloadProblem(_ payload: JSONObject, wire: WireLimits) -> String? {
         func depth(_ value: JSON) -> Int {
             switch value {
             case .object(let object): 1 + (object.members.map { depth($0.value) }.max() ?? 0)
@@ -32,14 +36,15 @@ extension WCSessionCore {
             }
         }
         let bytes = JSONWriter.bytes(.object(payload)).count
-        if bytes > maxPayloadBytes { return "\(bytes) bytes; at most \(maxPayloadBytes)" }
+        let limit = min(maxPayloadBytes, wire.maxEnvelopeBytes - envelopeOverhead)
+        if bytes > limit { return "\(bytes) bytes; at most \(limit)" + (limit < maxPayloadBytes ? " (wire.maxEnvelopeBytes)" : "") }
         let levels = depth(.object(payload))
         if levels > maxPayloadDepth { return "nested \(levels) levels deep; at most \(maxPayloadDepth)" }
         return nil
     }
 
     /// A JSON object argument, refused clearly when it is not one.
-    static func payload(_ text: String, verb: String, what: String = "the payload") throws(CommandError) -> JSONObject {
+    static func payload(_ text: String, verb: String, what: String = "the payload", wire: WireLimits) throws(CommandError) -> JSONObject {
         let json: JSON
         do { json = try JSONParser().parse(text) } catch {
             throw CommandError("\(verb): \(what) must be a JSON object, e.g. '{\"event\":\"hello\"}' (\(error))")
@@ -47,7 +52,7 @@ extension WCSessionCore {
         guard let object = json.objectValue else {
             throw CommandError("\(verb): \(what) must be a JSON object, got \(json.kindName)")
         }
-        if let problem = payloadProblem(object) { throw CommandError("\(verb): payloadTooLarge: \(what) is \(problem)") }
+        if let problem = payloadProblem(object, wire: wire) { throw CommandError("\(verb): payloadTooLarge: \(what) is \(problem)") }
         return object
     }
 
@@ -59,7 +64,7 @@ extension WCSessionCore {
         switch line.verb {
         case "wc-send":
             try args.expect(1...1, options: ["no-reply"])
-            let payload = try Self.payload(line.arguments[0], verb: line.verb)
+            let payload = try Self.payload(line.arguments[0], verb: line.verb, wire: sync.limits)
             let id = newID
             let (error, actions) = sendMessage(payload, wantsReply: line.options["no-reply"] == nil, appID: nil, id: id, sync: &sync, now: now)
             if let error { return CommandResult(ok: false, reply: "wc-send: \(error.rawValue)\(error == .notReachable ? ": the counterpart app is not reachable" : "")", actions: actions) }
@@ -69,7 +74,7 @@ extension WCSessionCore {
             var transfer = WCTransfer(id: newID, kind: .userinfo, payload: [:], file: nil, createdAt: now)
             if line.verb == "wc-transfer" {
                 try args.expect(1...1)
-                transfer.payload = try Self.payload(line.arguments[0], verb: line.verb)
+                transfer.payload = try Self.payload(line.arguments[0], verb: line.verb, wire: sync.limits)
             } else {
                 try args.expect(1...1, options: ["size", "metadata"])
                 let name = line.arguments[0]
@@ -85,14 +90,14 @@ extension WCSessionCore {
                 }
                 transfer.kind = .file
                 transfer.file = WCFile(name: name, size: size)
-                if let metadata = line.options["metadata"] { transfer.payload = try Self.payload(metadata, verb: line.verb, what: "--metadata") }
+                if let metadata = line.options["metadata"] { transfer.payload = try Self.payload(metadata, verb: line.verb, what: "--metadata", wire: sync.limits) }
             }
             let actions = self.transfer(transfer, sync: &sync, now: now)
             return CommandResult(ok: true, reply: "queued \(transfer.kind.rawValue) \(transfer.id) (\(outgoing.count) outstanding)", actions: actions)
         case "wc-context":
             try args.expect(1...1)
             try requireActivated(line.verb)
-            let payload = try Self.payload(line.arguments[0], verb: line.verb)
+            let payload = try Self.payload(line.arguments[0], verb: line.verb, wire: sync.limits)
             return CommandResult(ok: true, reply: "application context updated (\(payload.count) keys)",
                                  actions: updateContext(payload, sync: &sync, now: now))
         case "wc-cancel":
