@@ -25,6 +25,13 @@ struct Check: ParsableCommand {
                 if c.reorder > 0 { text += ", reorder \(c.reorder)" }
                 if let export = c.exportInterval { text += ", export every \(export)" }
                 if !c.partitions.isEmpty { text += ", \(c.partitions.count) partition window(s)" }
+                if channel == .watchconnectivity {
+                    let wc = topology.watchConnectivity
+                    if wc.messageFailure > 0 { text += ", sendMessage fails \(wc.messageFailure)" }
+                    if wc.stallChance > 0 { text += ", userInfo stalls \(wc.stallChance) for \(wc.stallFor)" }
+                    text += ", message timeout \(wc.messageTimeout)"
+                    if topology.watch.workoutMessage { text += "; the watch app sends \"workout finished\"" }
+                }
                 print(text)
             }
         }
