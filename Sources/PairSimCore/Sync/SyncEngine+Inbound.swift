@@ -23,9 +23,10 @@ extension SyncEngine {
         // The link state is what the devices' own radios know: heard across a partition.
         if envelope.kind == .link {
             let settled: (stream: String, below: UInt64)?
+            let reachable: Bool
             do throws(DecodeError) {
                 let reader = FieldReader(envelope.body, path: "body")
-                _ = try reader.bool("reachable")
+                reachable = try reader.bool("reachable")
                 if reader.has("settled") {
                     let stream = try reader.string("stream", minBytes: 1, maxBytes: 64)
                     settled = (stream, UInt64(try reader.int("settled", min: 1, max: FieldReader.maxTime)))
@@ -37,7 +38,7 @@ extension SyncEngine {
                 return (.rejected(wireError), [reject(wireError, topic: envelope.topic, bytes: frameBytes, now: now)])
             }
             if let settled { settle(.watchconnectivity, stream: settled.stream, below: settled.below) }
-            return (.link(envelope), [])
+            return (.link(reachable: reachable), [])
         }
         // A partition cuts both ways: what reaches a node whose side of the channel is cut (its own
         // out-of-range or offline) did not, as far as that node can tell.

@@ -14,8 +14,9 @@ public struct SyncEngine: Sendable {
         /// Arrived while this node's side of its channel is partitioned (out of range, offline):
         /// dropped unread, as if it never came — the sender retransmits; `sync.dropped` says so.
         case unreachable
-        /// A WatchConnectivity link announcement (`wc.link`): the peer app's reachability.
-        case link(Envelope)
+        /// A WatchConnectivity link announcement (`wc.link`): whether the peer's app can take live
+        /// messages (what it says is settled is applied here).
+        case link(reachable: Bool)
         /// Refused; a `wire.rejected` event says why.
         case rejected(WireError)
     }

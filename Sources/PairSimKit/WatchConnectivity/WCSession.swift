@@ -60,10 +60,11 @@ public final class WCSessionUserInfoTransfer: @unchecked Sendable {
 }
 
 /// A file that arrived: PairSim moves its name, size and metadata, not its bytes.
-public struct WCSessionFile: Sendable {
+public struct WCSessionFile: @unchecked Sendable {
+    // @unchecked: `metadata` holds property-list values, used on the driver's thread only.
     public let fileURL: URL
     public let size: Int
-    public let metadata: [String: any Sendable]?
+    public let metadata: [String: Any]?
 }
 
 /// An outstanding `transferFile`.
@@ -183,7 +184,7 @@ public final class WCSession: @unchecked Sendable {
                 if let file = transfer.file {
                     let url = URL(fileURLWithPath: "/pairsim/outbox/" + file.name)
                     fileTransfers.append(WCSessionFileTransfer(id: transfer.id, file: WCSessionFile(fileURL: url, size: file.size,
-                                                                                                  metadata: WCPayload.sendable(transfer.payload))))
+                                                                                                  metadata: WCPayload.metadata(transfer.payload))))
                 } else {
                     userInfoTransfers.append(WCSessionUserInfoTransfer(id: transfer.id, userInfo: WCPayload.dictionary(transfer.payload)))
                 }
@@ -212,7 +213,7 @@ public final class WCSession: @unchecked Sendable {
                 delegate?.session(self, didReceiveApplicationContext: dictionary)
             case .file:
                 let url = URL(fileURLWithPath: "/pairsim/inbox/" + (file?.name ?? "file"))
-                delegate?.session(self, didReceive: WCSessionFile(fileURL: url, size: file?.size ?? 0, metadata: WCPayload.sendable(payload)))
+                delegate?.session(self, didReceive: WCSessionFile(fileURL: url, size: file?.size ?? 0, metadata: WCPayload.metadata(payload)))
             default:
                 delegate?.session(self, didReceiveUserInfo: dictionary)
             }
@@ -275,8 +276,9 @@ enum WCPayload {
         return result
     }
 
-    static func sendable(_ object: JSONObject) -> [String: any Sendable]? {
-        object.count == 0 ? nil : dictionary(object).mapValues { "\($0)" }
+    /// A file's metadata: nil when there was none.
+    static func metadata(_ object: JSONObject) -> [String: Any]? {
+        object.count == 0 ? nil : dictionary(object)
     }
 
     static func any(_ json: JSON) -> Any {

@@ -50,11 +50,7 @@ extension PhonePlatform {
                 return reboot(now: now)
             case _ where line.verb.hasPrefix("wc-"):
                 let id = uuids.next(at: now).text
-                let cancelled = line.verb == "wc-cancel" ? wc.outgoing.first { $0.id == line.arguments.first }?.appID : nil
-                let result = try wc.command(line, sync: &sync, newID: id, now: now)
-                // The app's transfer object hears it was cancelled.
-                if result.ok, let cancelled { call(.wcTransferFinished(id: cancelled, error: WCErrorCode.transferCancelled.rawValue)) }
-                return result
+                return try wc.command(line, sync: &sync, newID: id, now: now)
             case "authorize":
                 try args.expect(2...2)
                 let type = try objectType(args, 0)

@@ -6,8 +6,8 @@ extension PhonePlatform {
         switch inbound {
         case .data(let envelope):
             return actions + apply(envelope, bytes: frames[1].count, now: now)
-        case .link(let envelope):
-            wc.peerLink = envelope.body["reachable"]?.boolValue ?? false
+        case .link(let reachable):
+            wc.peerLink = reachable
             return actions + refreshReachability(now: now)
         case .ack:
             return actions + watchConnectivityAcknowledged(now: now)

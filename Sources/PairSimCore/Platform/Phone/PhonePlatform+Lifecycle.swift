@@ -162,7 +162,7 @@ extension PhonePlatform {
     mutating func unlock(now: EmulatedInstant) -> [NodeAction] {
         guard locked else { return [] }
         locked = false
-        wc.setFlags(awaitingFirstUnlock: false)
+        wc.awaitingFirstUnlock = false
         let buffered = lockBuffer
         lockBuffer = HealthObjectsBatch()
         var actions = [event(.deviceUnlocked, now, ["buffered": .int(Int64(buffered.itemCount))])]

@@ -15,6 +15,8 @@ extension PhonePlatform {
         let (changed, actions) = wc.setReachability(own: own, isReachable: own && wc.activated && wc.peerLink, sync: sync, now: now)
         // A suspended app hears it when it runs again (`call` holds it); an ended process took its session with it.
         if changed, wc.activated { call(.wcReachability(wc.reachable)) }
+        // A cancelled transfer (by the app, or by `wc-cancel`) ends with `didFinish` and `transferCancelled`.
+        for handle in wc.takeCancelled() { call(.wcTransferFinished(id: handle, error: WCErrorCode.transferCancelled.rawValue)) }
         return actions + deliverToApp(now: now)
     }
 
@@ -92,7 +94,7 @@ extension PhonePlatform {
         switch request {
         case .wcActivate:
             guard !wc.activated else { return [] }
-            wc.activate()
+            wc.activated = true
             let reachable = !wc.awaitingFirstUnlock && wc.peerLink
             // Transfers an earlier process queued are still outstanding: this process gets handles for them.
             var outstanding: [WCOutstanding] = []
@@ -133,12 +135,9 @@ extension PhonePlatform {
                                       createdAt: now, appID: id)
             return wc.transfer(transfer, sync: &sync, now: now)
         case .wcCancelTransfer(let id):
+            // One already on its way cannot be cancelled: it finishes as usual.
             guard let transfer = wc.outgoing.first(where: { $0.appID == id }) else { return [] }
-            let (cancelled, _, actions) = wc.cancel(transfer.id, sync: &sync, now: now)
-            // Cancelled: the app's delegate hears `didFinish` with `transferCancelled`; one already
-            // on its way finishes as usual.
-            if cancelled { call(.wcTransferFinished(id: id, error: WCErrorCode.transferCancelled.rawValue)) }
-            return actions
+            return wc.cancel(transfer.id, sync: &sync, now: now).actions
         case .wcUpdateContext(let payload):
             guard wc.activated else { return [event(.wcRefused, now, level: .warning, ["kind": "context", "code": "sessionNotActivated"])] }
             if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) { return [refusedPayload("context", problem, now: now)] }
@@ -163,7 +162,7 @@ extension PhonePlatform {
             actions.append(event(.deviceLocked, now))
         }
         frontmostAtLock = false
-        wc.setFlags(awaitingFirstUnlock: true)
+        wc.awaitingFirstUnlock = true
         actions.append(event(.deviceRebooted, now))
         return CommandResult(ok: true, reply: "rebooted: app \(app.rawValue), device locked; WatchConnectivity is unreachable until the first unlock",
                              actions: actions)

@@ -67,9 +67,7 @@ extension WatchModel {
 
     /// After the phone's acknowledgements: finished transfers, the next in the queue.
     mutating func watchConnectivityAcknowledged(now: EmulatedInstant) -> [NodeAction] {
-        let (finished, actions) = wc.acknowledged(sync: &sync, now: now)
-        for transfer in finished { if let appID = transfer.appID { workoutMessages[appID] = nil } }
-        return actions
+        wc.acknowledged(sync: &sync, now: now).actions
     }
 
     /// Time passes: stalls end, messages time out (a workout message falls back to userInfo).
@@ -107,7 +105,7 @@ extension WatchModel {
     /// `foreground` / `background`: the watch app comes to the screen or leaves it.
     mutating func watchApp(onScreen: Bool, now: EmulatedInstant) -> CommandResult {
         guard wc.foreground != onScreen else { return ok("the watch app is already \(onScreen ? "on screen" : "off screen")") }
-        wc.setFlags(foreground: onScreen)
+        wc.foreground = onScreen
         return ok("the watch app is \(onScreen ? "on screen" : "off screen")",
                   [event(.watchApp, now, ["onScreen": .bool(onScreen)])] + refreshReachability(now: now))
     }

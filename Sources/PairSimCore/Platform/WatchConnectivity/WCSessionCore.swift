@@ -30,6 +30,8 @@ public struct WCSessionCore: Sendable {
     /// Arrived and waiting for this side's app, in the sender's order.
     public internal(set) var inbox: [WCReceived] = []
     var pending: [WCPendingMessage] = []
+    /// App handles of transfers cancelled since the node last told its app (process memory).
+    var cancelledHandles: [Int] = []
     /// The device restarted and has not been unlocked since (the phone's `reboot`, R: X3).
     public internal(set) var awaitingFirstUnlock = false
     /// The watch app is on screen (the watch's `foreground` / `background`).
@@ -88,7 +90,7 @@ public struct WCSessionCore: Sendable {
     /// otherwise sent, and pending until its reply (or acknowledgement) or its timeout.
     mutating func sendMessage(_ payload: JSONObject, wantsReply: Bool, appID: Int?, id: String, sync: inout SyncEngine,
                               now: EmulatedInstant) -> (error: WCErrorCode?, actions: [NodeAction]) {
-        if let refusal = refusal(live: true) {
+        if let refusal = refusal {
             counters.refused += 1
             return (refusal, [event(.wcRefused, now, level: .warning, ["kind": "message", "code": .string(refusal.rawValue)])])
         }
@@ -101,15 +103,13 @@ public struct WCSessionCore: Sendable {
         let seq = sync.nextSeq(.watchconnectivity)
         pending.append(WCPendingMessage(id: id, seq: seq, deadline: now + config.messageTimeout, wantsReply: wantsReply, appID: appID))
         counters.messagesSent += 1
-        var body = WCBody.message(id: id, payload: payload, wantsReply: wantsReply)
-        body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))
-        return (nil, sync.send(.watchconnectivity, kind: .message, body: body, summary: ["id": .string(id)], now: now))
+        return (nil, Self.send(.message, WCBody.message(id: id, payload: payload, wantsReply: wantsReply), id: id, sync: &sync, now: now))
     }
 
-    /// Why a call is refused now, or nil.
-    func refusal(live: Bool) -> WCErrorCode? {
+    /// Why a live message is refused now, or nil.
+    var refusal: WCErrorCode? {
         if !activated { return .sessionNotActivated }
-        if live, !reachable { return .notReachable }
+        if !reachable { return .notReachable }
         return nil
     }
 
@@ -137,6 +137,7 @@ public struct WCSessionCore: Sendable {
         guard outgoing[index].seq == nil else { return (false, "transfer \(id) is already on its way to the counterpart", []) }
         let removed = outgoing.remove(at: index)
         counters.cancelled += 1
+        if let appID = removed.appID { cancelledHandles.append(appID) }
         // A stalled head cancelled: the next one goes now.
         return (true, "cancelled \(removed.kind.rawValue) \(id)",
                 [event(.wcCancelled, now, ["kind": .string(removed.kind.rawValue), "id": .string(id)])] + pump(sync: &sync, now: now))
@@ -155,10 +156,7 @@ public struct WCSessionCore: Sendable {
             if head.stalledUntil.map({ $0 <= now }) ?? true {
                 head.stage = .sending(seq: sync.nextSeq(.watchconnectivity))
                 let transferTime = head.file.map { EmulatedDuration.milliseconds(Int64($0.size) * 1000 / Int64(max(config.fileRate, 1))) } ?? .zero
-                var body = WCBody.transfer(head)
-                body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))
-                actions += sync.send(.watchconnectivity, kind: head.kind, body: body, summary: ["id": .string(head.id)],
-                                     now: now, extraLatency: transferTime)
+                actions += Self.send(head.kind, WCBody.transfer(head), id: head.id, sync: &sync, now: now, extraLatency: transferTime)
             }
             outgoing[0] = head
         }
@@ -166,8 +164,7 @@ public struct WCSessionCore: Sendable {
             contextSeq = sync.nextSeq(.watchconnectivity)
             contextPending = nil
             counters.contextsSent += 1
-            actions += sync.send(.watchconnectivity, kind: .context,
-                                 body: ["payload": .object(context), "settled": .int(Int64(sync.lowestPending(.watchconnectivity)))], summary: [:], now: now)
+            actions += Self.send(.context, ["payload": .object(context)], id: nil, sync: &sync, now: now)
         }
         return actions
     }
@@ -286,11 +283,10 @@ public struct WCSessionCore: Sendable {
     /// What the app can take now, in the sender's order: a later message never overtakes an
     /// earlier one still on its way (`sync`'s window says what arrived contiguously).
     mutating func takeDeliverable(sync: SyncEngine, now: EmulatedInstant) -> (items: [WCReceived], actions: [NodeAction]) {
-        let ready = inbox.filter { item in sync.contiguous(.watchconnectivity, stream: item.stream).map { item.seq <= $0 } ?? true }
-            .sorted { ($0.stream, $0.seq) < ($1.stream, $1.seq) }
+        let isReady = { (item: WCReceived) in sync.contiguous(.watchconnectivity, stream: item.stream).map { item.seq <= $0 } ?? true }
+        let ready = inbox.filter(isReady).sorted { ($0.stream, $0.seq) < ($1.stream, $1.seq) }
         guard !ready.isEmpty else { return ([], []) }
-        let taken = Set(ready.map { "\($0.stream)#\($0.seq)" })
-        inbox.removeAll { taken.contains("\($0.stream)#\($0.seq)") }
+        inbox.removeAll(where: isReady)
         counters.delivered += ready.count
         let actions = ready.map { item in
             var fields: JSONObject = ["kind": .string(item.kind.rawValue)]
@@ -306,7 +302,14 @@ public struct WCSessionCore: Sendable {
     mutating func processEnded(keepActivation: Bool) {
         for index in outgoing.indices { outgoing[index].appID = nil }
         pending = []
+        cancelledHandles = []
         if !keepActivation { activated = false }
+    }
+
+    /// The app handles of transfers cancelled since the last take (by the app or by `wc-cancel`).
+    mutating func takeCancelled() -> [Int] {
+        defer { cancelledHandles = [] }
+        return cancelledHandles
     }
 
     /// Gives an outstanding transfer the app's handle for it.
@@ -314,19 +317,19 @@ public struct WCSessionCore: Sendable {
         if let index = outgoing.firstIndex(where: { $0.id == id }) { outgoing[index].appID = appID }
     }
 
-    /// Marks the session activated (the app called `activate()`).
-    mutating func activate() { activated = true }
-
-    mutating func setFlags(awaitingFirstUnlock: Bool? = nil, foreground: Bool? = nil) {
-        if let awaitingFirstUnlock { self.awaitingFirstUnlock = awaitingFirstUnlock }
-        if let foreground { self.foreground = foreground }
-    }
 
     /// Replies on the channel (a reply, or why the message could not be delivered).
     mutating func sendReply(to id: String, payload: JSONObject?, error: WCErrorCode?, sync: inout SyncEngine,
                             now: EmulatedInstant) -> [NodeAction] {
-        var body = WCBody.reply(id: id, payload: payload, error: error)
+        Self.send(.reply, WCBody.reply(id: id, payload: payload, error: error), id: id, sync: &sync, now: now)
+    }
+
+    /// Every `wc.…` data message leaves here, with what of the stream is settled (docs/PROTOCOL.md).
+    static func send(_ kind: MessageKind, _ body: JSONObject, id: String?, sync: inout SyncEngine, now: EmulatedInstant,
+                     extraLatency: EmulatedDuration = .zero) -> [NodeAction] {
+        var body = body
         body.append("settled", .int(Int64(sync.lowestPending(.watchconnectivity))))
-        return sync.send(.watchconnectivity, kind: .reply, body: body, summary: ["id": .string(id)], now: now)
+        return sync.send(.watchconnectivity, kind: kind, body: body, summary: id.map { ["id": .string($0)] } ?? [:], now: now,
+                         extraLatency: extraLatency)
     }
 }
