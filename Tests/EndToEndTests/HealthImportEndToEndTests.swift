@@ -29,11 +29,10 @@ struct HealthImportEndToEndTests {
     /// The phone's store by type once it holds `expected` (the last acknowledgements are still on
     /// the way when the watch reports the end), or what it holds after 60 s of asking.
     static func phoneCounts(_ pair: PairHarness, reaching expected: [String: Int]) throws -> [String: Int] {
-        let deadline = Date().addingTimeInterval(60)
-        var phone = byType(try pair.status(.phone))
-        while phone != expected, Date() < deadline {
-            usleep(50_000)
+        var phone: [String: Int] = [:]
+        _ = try PairHarness.poll(seconds: 60) {
             phone = byType(try pair.status(.phone))
+            return phone == expected
         }
         return phone
     }

@@ -140,13 +140,20 @@ final class PairHarness {
     @discardableResult
     func waitFor(_ node: NodeName, seconds: Double = 30, count: Int = 1, _ what: String,
                  _ predicate: (Event) -> Bool) throws -> [Event] {
+        var matches: [Event] = []
+        guard Self.poll(seconds: seconds, until: { matches = events(node).filter(predicate); return matches.count >= count }) else {
+            throw RuntimeError("\(node): waited \(seconds) s for \(what); log:\n" + events(node).suffix(30).map(\.humanLine).joined(separator: "\n"))
+        }
+        return matches
+    }
+
+    /// Asks `done` every 50 ms until it says yes (true) or `seconds` pass (false): real processes
+    /// answering, not emulated timing, which the simulator tests.
+    static func poll(seconds: Double, until done: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
-            let matches = events(node).filter(predicate)
-            if matches.count >= count { return matches }
-            if Date() > deadline {
-                throw RuntimeError("\(node): waited \(seconds) s for \(what); log:\n" + events(node).suffix(30).map(\.humanLine).joined(separator: "\n"))
-            }
+            if try done() { return true }
+            if Date() > deadline { return false }
             usleep(50_000)
         }
     }

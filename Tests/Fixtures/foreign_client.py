@@ -57,6 +57,17 @@ def send(topic, envelope, raw=None):
     pub.send_multipart([topic.encode(), raw if raw is not None else json.dumps(envelope).encode()])
 
 
+def status_until(done, seconds=10):
+    """status --json, asked again every 0.1 s until done(status) or `seconds` pass: the phone
+    acknowledges before every turn's effects are visible to another socket."""
+    deadline = time.time() + seconds
+    state = status()
+    while time.time() < deadline and not done(state):
+        time.sleep(0.1)
+        state = status()
+    return state
+
+
 def envelope(channel, kind, stream, seq, body, **override):
     value = {"v": 1, "from": "watch", "stream": stream, "seq": seq, "sentAt": 1000,
              "channel": channel, "kind": kind, "body": body}
@@ -127,11 +138,7 @@ bad = {
 }
 for code, sending in bad.items():
     sending()
-deadline = time.time() + 10
-after = status()
-while time.time() < deadline and sum(after["rejected"].get(code, 0) for code in bad) < len(bad):
-    time.sleep(0.1)
-    after = status()
+after = status_until(lambda state: sum(state["rejected"].get(code, 0) for code in bad) >= len(bad))
 for code in bad:
     check(after["rejected"].get(code) == 1, "%s refused once, counted under rejected.%s" % (code, code))
 check(sorted(after["rejected"]) == sorted(bad), "rejected lists every documented code: %s" % sorted(after["rejected"]))
@@ -147,26 +154,17 @@ send("wc.link", envelope("watchconnectivity", "link", "py-boot", 0, {"reachable"
 user_info = envelope("watchconnectivity", "userinfo", "py.wc", 1,
                      {"id": "8B3E4D90-2FAC-4E77-B05D-4C3F6E708192", "payload": {"event": "workoutFinished", "uuid": workout_id}})
 check(send_until_acknowledged("wc.userinfo", user_info, "ack.wc") is not None, "wc.userinfo seq 1 acknowledged (ack.wc)")
-deadline = time.time() + 10
-wc = status()["watchConnectivity"]
-while time.time() < deadline and wc["counters"]["userInfoReceived"] < 1:
-    time.sleep(0.1)
-    wc = status()["watchConnectivity"]
+wc = status_until(lambda state: state["watchConnectivity"]["counters"]["userInfoReceived"] >= 1)["watchConnectivity"]
 check(wc["counters"]["userInfoReceived"] == 1, "the phone counted the user info: %s" % wc["counters"])
 check(wc["peerLink"] is True, "the phone heard our wc.link")
 send("wc.context", envelope("watchconnectivity", "context", "py.wc", 2, {"payload": 7}))
-deadline = time.time() + 10
-while time.time() < deadline and status()["rejected"]["bad-body"] < 2:
-    time.sleep(0.1)
-check(status()["rejected"]["bad-body"] == 2, "a wc.context whose payload is not an object is refused as bad-body")
+check(status_until(lambda state: state["rejected"]["bad-body"] >= 2)["rejected"]["bad-body"] == 2, "a wc.context whose payload is not an object is refused as bad-body")
 # WatchConnectivity delivers in order, so the refused one is acknowledged: the next one is not held up.
 more = envelope("watchconnectivity", "userinfo", "py.wc", 3, {"id": "9C4F5EA1-30BD-4F88-816E-5D407F8193A3", "payload": {"n": 3}})
 ack = send_until_acknowledged("wc.userinfo", more, "ack.wc")
 check(ack is not None and ack["body"]["upTo"] == 3, "after a refused wc.context (seq 2), wc.userinfo seq 3 is acknowledged with upTo 3")
-deadline = time.time() + 10
-while time.time() < deadline and status()["watchConnectivity"]["counters"]["userInfoReceived"] < 2:
-    time.sleep(0.1)
-check(status()["watchConnectivity"]["counters"]["userInfoReceived"] == 2, "the phone took the user info after the refused one")
+received = status_until(lambda state: state["watchConnectivity"]["counters"]["userInfoReceived"] >= 2)
+check(received["watchConnectivity"]["counters"]["userInfoReceived"] == 2, "the phone took the user info after the refused one")
 
 print("%d problem(s)" % len(problems), flush=True)
 sys.exit(1 if problems else 0)
