@@ -27,9 +27,10 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(
             name: "PairSimCore",
-            dependencies: [.product(name: "Collections", package: "swift-collections")]
+            dependencies: ["CUUIDSet", .product(name: "Collections", package: "swift-collections")]
         ),
         // Keeps a node running when the app under test traps (measured first: see app_guard.c).
+        .target(name: "CUUIDSet"),
         .target(name: "CAppGuard"),
         .target(name: "PairSimKit", dependencies: ["PairSimCore", "CAppGuard"]),
         // The seeds' app, on PairSimKit only; Swift 5 mode, as most app code is written.

@@ -14,6 +14,11 @@ public struct UUIDKey: Hashable, Comparable, Sendable {
                                                         $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
     }
 
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     public var uuid: UUID {
         var bytes = (high, low)
         return withUnsafeBytes(of: &bytes) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }

