@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PairSimCore
 import Testing
 @testable import PairSimRuntime
@@ -50,6 +51,49 @@ struct SQLiteStorageTests {
         let next = [(1_500 as Int64, "write-sample rhr 50")]
         let reply = a.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply
         #expect(b.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply == reply)
+    }
+
+    @Test("an unacknowledged sample batch is stored once: the outbox keeps its anchor, and a restart rebuilds the same frames")  // R: S5, E4
+    func outboxRefersToSampleBatches() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        var watch = WatchModel(topology: Self.topology, boot: "b1")
+        _ = watch.start(now: .zero)
+        try Self.drive(&watch, storage, [(600, "write-samples hr 25000"), (601, "write-sample hrv 51")])
+        var persisted = watch.persistentValues()
+        while let job = watch.persistentValues()["watch.bulk"], job != .null {
+            let actions = watch.advance(to: .zero + .seconds(602))
+            let changed = watch.persistentValues().filter { persisted[$0.key] != $0.value }
+            try storage.commit(actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }, values: changed)
+            persisted.merge(changed) { $1 }
+        }
+        let outbox = SchemaTests.outbox(watch.sync, .healthkit)
+        #expect(outbox.filter { $0.samplesAnchor != nil }.count == 3, "three bulk batches refer to their stored samples")
+        #expect(outbox.contains { $0.samplesAnchor == nil }, "a message not made of one saved batch keeps its bytes")
+        let rows = try storage.queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT samples_anchor, length(payload) AS bytes FROM outbox WHERE channel = 'healthkit' ORDER BY seq")
+        }
+        for row in rows where (row["samples_anchor"] as Int64?) != nil {
+            #expect((row["bytes"] as Int) < 300, "the stored head has no samples: \(row)")
+        }
+        var restored = WatchModel(topology: Self.topology, boot: "b2")
+        try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(603))
+        #expect(SchemaTests.outbox(restored.sync, .healthkit) == outbox, "byte-identical frames, same anchors")
+        #expect(restored.store.sampleCount == watch.store.sampleCount)
+    }
+
+    @Test("an outbox message whose sample batch is missing is refused at start, naming both")  // R: K1
+    func missingReferencedBatch() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        var watch = WatchModel(topology: Self.topology, boot: "b1")
+        _ = watch.start(now: .zero)
+        try Self.drive(&watch, storage, [(600, "write-samples hr 100")])
+        try storage.queue.write { db in try db.execute(sql: "DELETE FROM sample_batches") }
+        let error = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path).load() }
+        #expect(error?.message.contains("refers to the sample batch with anchor") == true, "\(error?.message ?? "")")
     }
 
     @Test("a WatchConnectivity session survives a restart: queue, waiting deliveries, contexts")  // R: X1

@@ -40,13 +40,19 @@ public struct OutboxRecord: Hashable, Sendable {
     public var createdAt: EmulatedInstant
     /// Summary fields for events about it (`workouts=1 samples=360`).
     public var summary: JSONObject
+    /// Set when the body is exactly `HealthObjectsBatch(samples:)` of the samples the store saved
+    /// with this anchor, in their order: a storage may then keep this reference instead of the
+    /// body's bytes, and rebuild the same frame from the stored batch.
+    public var samplesAnchor: Int64?
 
-    public init(seq: UInt64, kind: MessageKind, frame: WireFrame, createdAt: EmulatedInstant, summary: JSONObject) {
+    public init(seq: UInt64, kind: MessageKind, frame: WireFrame, createdAt: EmulatedInstant, summary: JSONObject,
+                samplesAnchor: Int64? = nil) {
         self.seq = seq
         self.kind = kind
         self.frame = frame
         self.createdAt = createdAt
         self.summary = summary
+        self.samplesAnchor = samplesAnchor
     }
 }
 

@@ -80,11 +80,12 @@ struct OutboundChannel: Sendable {
 
     /// Takes a new message into the outbox and starts its journey through the channel model.
     mutating func enqueue(kind: MessageKind, body: JSONObject, summary: JSONObject, now: EmulatedInstant,
-                          extraLatency: EmulatedDuration = .zero) -> [NodeAction] {
+                          extraLatency: EmulatedDuration = .zero, samplesAnchor: Int64? = nil) -> [NodeAction] {
         let seq = nextSeq
         nextSeq += 1
         let envelope = Envelope(from: node, stream: stream, seq: seq, sentAt: now, channel: channel, kind: kind, body: body)
-        let record = OutboxRecord(seq: seq, kind: kind, frame: WireCodec.encode(envelope), createdAt: now, summary: summary)
+        let record = OutboxRecord(seq: seq, kind: kind, frame: WireCodec.encode(envelope), createdAt: now, summary: summary,
+                                  samplesAnchor: samplesAnchor)
         var latency = config.latency.draw(using: &random) + config.extraLatency(at: now) + extraLatency
         var fields: JSONObject = ["seq": .int(Int64(seq)), "kind": .string(kind.rawValue)]
         if random.chance(config.reorder(at: now)) {

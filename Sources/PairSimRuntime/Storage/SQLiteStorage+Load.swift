@@ -26,20 +26,32 @@ extension SQLiteStorage {
                                                               deletedAt: EmulatedInstant(milliseconds: row["deleted_at"])))
             }
         }
+        var outbox = try OutboxRow.order(Column("channel"), Column("seq")).fetchAll(db)
+        // Batches an outbox message refers to instead of holding their samples (schema v5).
+        var referenced = Dictionary(outbox.compactMap { $0.samplesAnchor.map { ($0, [HealthSample]()) } }) { a, _ in a }
         let batches = try Row.fetchCursor(db, sql: "SELECT anchor, data FROM sample_batches ORDER BY id")
         while let row = try batches.next() {
             let anchor: Int64 = row["anchor"]
             let data: Data = row["data"]
-            for sample in try SampleCodec.unpack(Array(data)) where !deleted.contains(sample.uuid) {
+            let samples = try SampleCodec.unpack(Array(data))
+            if referenced[anchor] != nil { referenced[anchor]! += samples }
+            for sample in samples where !deleted.contains(sample.uuid) {
                 state.samples.append((sample, anchor))
             }
+        }
+        for index in outbox.indices {
+            guard let anchor = outbox[index].samplesAnchor else { continue }
+            guard let samples = referenced[anchor], !samples.isEmpty else {
+                throw RuntimeError("outbox message \(outbox[index].channel)/\(outbox[index].seq) refers to the sample batch with anchor \(anchor), which is not in sample_batches")
+            }
+            outbox[index].restoreBody(samples: samples)
         }
         for row in try WorkoutRow.order(Column("anchor"), Column("uuid")).fetchAll(db) {
             state.workouts.append((try row.workout("workouts"), row.anchor))
         }
         state.records = try RecordRow.order(Column("id")).fetchAll(db).map { try $0.record("records") }
         state.deletedRecords = try String.fetchAll(db, sql: "SELECT id FROM deleted_records").map { try uuid($0, "deleted_records.id") }
-        for row in try OutboxRow.order(Column("channel"), Column("seq")).fetchAll(db) {
+        for row in outbox {
             let (channel, record) = try row.record()
             state.outbox[channel, default: []].append(record)
         }

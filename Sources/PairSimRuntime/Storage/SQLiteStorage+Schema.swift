@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v4"
+    static let schemaVersion = "v5"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -35,6 +35,11 @@ extension SQLiteStorage {
         // v4: each node's WatchConnectivity session: outstanding transfers, deliveries waiting for
         // the app, the application context (R: X1).
         migrator.registerMigration("v4") { db in try StateTables.createWatchConnectivity(db) }
+        // v5: an outbox message that carries exactly one stored sample batch keeps the batch's
+        // anchor and the frame without its body, not a second copy of the samples (R: E4's speed).
+        migrator.registerMigration("v5") { db in
+            try db.alter(table: "outbox") { t in t.add(column: "samples_anchor", .integer) }
+        }
         return migrator
     }
 

@@ -150,10 +150,16 @@ struct OutboxRow: SnakeCaseRecord {
     var deleted: Int64?
     /// A WatchConnectivity message's or transfer's id (schema v4).
     var wcId: String?
+    /// When set (schema v5), `payload` is the frame up to and including `"body":`, and the body is
+    /// `HealthObjectsBatch(samples:)` of the sample batch stored with this anchor (see `frame(body:)`).
+    var samplesAnchor: Int64?
 
     init(_ channel: Channel, _ record: OutboxRecord) throws {
         (self.channel, seq, kind, topic) = (channel.rawValue, Int64(record.seq), record.kind.rawValue, record.frame.topic)
         (payload, createdAt) = (Data(record.frame.payload), record.createdAt.milliseconds)
+        if let anchor = record.samplesAnchor, let head = Self.head(record.frame.payload) {
+            (payload, samplesAnchor) = (head, anchor)
+        }
         for (key, value) in record.summary.members {
             switch (key, value) {
             case ("workouts", .int(let count)): workouts = count
@@ -179,6 +185,27 @@ struct OutboxRow: SnakeCaseRecord {
         if let deleted { summary.append("deleted", .int(deleted)) }
         if let wcId { summary.append("id", .string(wcId)) }
         return (channel, OutboxRecord(seq: UInt64(seq), kind: kind, frame: WireFrame(topic: topic, payload: Array(payload)),
-                                      createdAt: EmulatedInstant(milliseconds: createdAt), summary: summary))
+                                      createdAt: EmulatedInstant(milliseconds: createdAt), summary: summary,
+                                      samplesAnchor: samplesAnchor))
+    }
+
+    /// The frame up to and including its `"body":` key. The envelope writes `body` last, after keys
+    /// whose values are numbers and plain strings; inside a JSON string a quote is always escaped,
+    /// so the first `,"body":` in the bytes is the key itself.
+    static func head(_ payload: [UInt8]) -> Data? {
+        let key = Array(#","body":"#.utf8)
+        guard payload.last == UInt8(ascii: "}"), payload.count > key.count else { return nil }
+        for start in 0...(payload.count - key.count) where payload[start] == key[0] {
+            if payload[start..<(start + key.count)].elementsEqual(key) { return Data(payload[..<(start + key.count)]) }
+        }
+        return nil
+    }
+
+    /// The whole frame again: the stored head, then the body rebuilt from the batch's samples.
+    mutating func restoreBody(samples: [HealthSample]) {
+        var frame = payload
+        frame.append(contentsOf: JSONWriter.bytes(.object(HealthObjectsBatch(samples: samples).body)))
+        frame.append(UInt8(ascii: "}"))
+        payload = frame
     }
 }

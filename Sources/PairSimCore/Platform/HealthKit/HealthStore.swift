@@ -35,8 +35,11 @@ public struct HealthStore: Hashable, Sendable {
         public var ignored = 0
         /// The types that gained objects, in a fixed order.
         public var changedTypes: [ObjectType] {
-            var types = Set(samples.map { ObjectType.sample($0.type) })
-            if !workouts.isEmpty { types.insert(.workout) }
+            // Flags by type index rather than a Set of every sample's type (a hash per sample).
+            var seen = [Bool](repeating: false, count: SampleType.allCases.count)
+            for sample in samples { seen[sample.type.index] = true }
+            var types = SampleType.allCases.filter { seen[$0.index] }.map(ObjectType.sample)
+            if !workouts.isEmpty { types.append(.workout) }
             return types.sorted()
         }
         public var isEmpty: Bool { workouts.isEmpty && samples.isEmpty }

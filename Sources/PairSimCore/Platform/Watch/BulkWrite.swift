@@ -62,6 +62,8 @@ extension WatchModel {
         guard !overflow, span < 1 << 50 else { throw CommandError("write-samples: \(count) samples every \(every) span more time than can be written") }
         let first = max(.zero, now - .milliseconds(span))
         bulk = BulkWrite(type: type, total: count, first: first, span: now - first, seed: seed &+ UInt64(counters.samplesWritten))
+        // The id set grows once to its final size rather than doubling (and rehashing) as it fills.
+        store.reserveCapacity([type: count])
         let batch = messageBatch
         return ok("writing \(count) \(type.rawValue) samples from \(first) to \(now) in batches of \(batch); samples.written reports the end",
                   continueBulkWrite(now: now))
@@ -79,7 +81,7 @@ extension WatchModel {
         }
         let (saved, ops) = store.save(workouts: [], samples: samples)
         counters.samplesWritten += saved.samples.count
-        var actions = ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
+        var actions = ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now, savedAt: store.anchor)
         if job.done >= job.total {
             bulk = nil
             actions.append(event(.samplesWritten, now, ["type": .string(job.type.rawValue), "count": .int(Int64(job.total)),

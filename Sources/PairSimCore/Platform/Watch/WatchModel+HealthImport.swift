@@ -101,7 +101,8 @@ extension WatchModel {
                 job.ignored += saved.ignored
                 counters.samplesImported += saved.samples.count + saved.workouts.count
                 healthImport = job
-                return ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now)
+                return ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now,
+                                                             savedAt: saved.workouts.isEmpty ? store.anchor : nil)
             }
         } catch {
             let imported = job.phase == .importing && job.saved > 0

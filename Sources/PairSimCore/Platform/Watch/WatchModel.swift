@@ -111,9 +111,15 @@ public struct WatchModel: NodeModel {
     var messageBatch: Int { max(1, topology.wire.maxItemsPerMessage / 2) }
 
     /// Sends HealthKit objects to the phone, split to fit the message limit.
-    mutating func sendObjects(_ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
+    /// `savedAt`: the anchor under which the store just saved exactly `batch.samples` (and nothing
+    /// else): a message that carries just them is marked so the outbox may keep a reference to the
+    /// stored batch instead of a second copy of its bytes (`OutboxRecord.samplesAnchor`).
+    mutating func sendObjects(_ batch: HealthObjectsBatch, now: EmulatedInstant, savedAt: Int64? = nil) -> [NodeAction] {
         var actions: [NodeAction] = []
         let chunk = messageBatch
+        if let savedAt, batch.workouts.isEmpty, batch.deleted.isEmpty, !batch.samples.isEmpty, batch.samples.count <= chunk {
+            return sync.send(.healthkit, kind: .objects, body: batch.body, summary: batch.summary, now: now, samplesAnchor: savedAt)
+        }
         var samples = batch.samples[...]
         var first = true
         while first || !samples.isEmpty {
