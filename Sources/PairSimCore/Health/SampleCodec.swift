@@ -26,18 +26,25 @@ public enum SampleCodec {
             out.append(UInt8(bytes.count))
             out.append(contentsOf: bytes)
         }
+        // The fixed-size records are stored in place: six appends per sample were ~7% of the sync
+        // benchmark's time on each node.
         var lastSource = samples.first?.source, lastIndex = 0
-        for sample in samples {
-            withUnsafeBytes(of: sample.uuid.uuid) { out.append(contentsOf: $0) }
-            out.append(UInt8(sample.type.index))
-            if sample.source != lastSource { // batches are usually one source: look up only on change
-                lastSource = sample.source
-                lastIndex = sourceIndex[sample.source]!
+        var offset = out.count
+        out.append(contentsOf: repeatElement(0, count: samples.count * 43))
+        out.withUnsafeMutableBytes { raw in
+            for sample in samples {
+                raw.storeBytes(of: sample.uuid.uuid, toByteOffset: offset, as: uuid_t.self)
+                raw[offset + 16] = UInt8(sample.type.index)
+                if sample.source != lastSource { // batches are usually one source: look up only on change
+                    lastSource = sample.source
+                    lastIndex = sourceIndex[sample.source]!
+                }
+                raw.storeBytes(of: UInt16(lastIndex).littleEndian, toByteOffset: offset + 17, as: UInt16.self)
+                raw.storeBytes(of: UInt64(bitPattern: sample.start.milliseconds).littleEndian, toByteOffset: offset + 19, as: UInt64.self)
+                raw.storeBytes(of: UInt64(bitPattern: sample.end.milliseconds).littleEndian, toByteOffset: offset + 27, as: UInt64.self)
+                raw.storeBytes(of: sample.value.bitPattern.littleEndian, toByteOffset: offset + 35, as: UInt64.self)
+                offset += 43
             }
-            append16(UInt16(lastIndex), to: &out)
-            append(UInt64(bitPattern: sample.start.milliseconds), to: &out)
-            append(UInt64(bitPattern: sample.end.milliseconds), to: &out)
-            append(sample.value.bitPattern, to: &out)
         }
         return out
     }
@@ -78,10 +85,6 @@ public enum SampleCodec {
             index += 43
         }
         return samples
-    }
-
-    @inline(__always) static func append(_ value: UInt64, to out: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
     }
 
     @inline(__always) static func append16(_ value: UInt16, to out: inout [UInt8]) {
