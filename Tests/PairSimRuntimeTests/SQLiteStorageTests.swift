@@ -83,6 +83,48 @@ struct SQLiteStorageTests {
         #expect(restored.store.sampleCount == watch.store.sampleCount)
     }
 
+    @Test("sync state written turn by turn as only what changed reads back as written, whatever changes")  // R: K1
+    func syncStateChangesOnlyWhatDiffers() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        var random = SplitMix64(seed: 5)
+        func window(_ stream: String) -> JSON {
+            let cumulative = Int64(random.next() % 50)
+            let above = Array(Set((0..<Int(random.next() % 3)).map { _ in cumulative + 2 + Int64(random.next() % 5) })).sorted()
+            return .object(["stream": .string(stream), "cumulative": .int(cumulative), "above": .array(above.map(JSON.int))])
+        }
+        var channels: [String: JSON] = [:]
+        var names = ["healthkit", "cloudkit"]
+        for name in names { channels[name] = .object(["stream": "s1", "nextSeq": 1, "inbound": .array([window("p1")])]) }
+        for step in 0..<300 {
+            let name = names[Int(random.next() % UInt64(names.count))]
+            var entry = channels[name]!.objectValue!
+            var inbound = entry["inbound"]!.arrayValue!
+            switch random.next() % 6 {
+            case 0: entry["nextSeq"] = .int(entry["nextSeq"]!.intValue! + 1)
+            case 1: entry["stream"] = .string("s\(step)")
+            case 2 where !inbound.isEmpty:
+                let index = Int(random.next() % UInt64(inbound.count))
+                var moved = inbound[index].objectValue!
+                moved["cumulative"] = .int(moved["cumulative"]!.intValue! + 1)
+                inbound[index] = .object(moved)
+            case 3: inbound.append(window("p\(step)"))
+            case 4 where !inbound.isEmpty: inbound.removeFirst()
+            default:
+                if names.count < 3 { names.append("watchconnectivity"); channels["watchconnectivity"] = .object(["stream": "w", "nextSeq": 0, "inbound": []]) }
+                inbound = inbound.indices.map { window("q\(step)-\($0)") } // one window per sender stream, as the engine keeps them
+            }
+            entry["inbound"] = .array(inbound)
+            channels[name] = .object(entry)
+            var value = JSONObject()
+            for name in names { value.append(name, channels[name]!) }
+            try storage.commit([], values: ["sync": .object(value)])
+            let read = try storage.queue.read { db in try StateTables.readSync(db) }
+            #expect(read == .object(value), "step \(step)")
+        }
+    }
+
     @Test("an outbox message whose sample batch is missing is refused at start, naming both")  // R: K1
     func missingReferencedBatch() throws {
         let path = Self.temporaryPath()

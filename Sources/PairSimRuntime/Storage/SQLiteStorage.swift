@@ -8,6 +8,8 @@ import PairSimCore
 final class SQLiteStorage: NodeStorage {
     let queue: DatabaseQueue
     let path: String
+    /// Values as last committed by this connection, for writers that change only what differs.
+    private var committed: [String: JSON] = [:]
 
     init(path: String) throws {
         self.path = path
@@ -37,13 +39,15 @@ final class SQLiteStorage: NodeStorage {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             do {
                 for operation in operations { try Self.apply(operation, db) }
-                for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db) }
+                for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db, previous: committed[key]) }
                 try db.cachedStatement(sql: "COMMIT").execute()
             } catch {
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                committed = [:]
                 throw error
             }
         }
+        if let sync = values["sync"] { committed["sync"] = sync }
     }
 
     static func apply(_ operation: PersistOp, _ db: Database) throws {
