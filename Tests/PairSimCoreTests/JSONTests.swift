@@ -55,6 +55,22 @@ struct JSONTests {
         #expect(throws: Never.self) { try parser.parse("[1,2,3]") }
     }
 
+    @Test("short decimals are written as such and every double reads back exactly")  // R: S7
+    func decimalsRoundTrip() throws {
+        #expect(JSONWriter.string(.array([.double(72.5), .double(-0.05), .double(1.001), .double(0.1), .double(-12.34)]))
+                == "[72.5,-0.05,1.001,0.1,-12.34]")
+        var random = SplitMix64(seed: 11)
+        for _ in 0..<20_000 {
+            let units = Double(Int64(random.next() % 2_000_000) - 1_000_000)
+            let values = [units / 10, units / 100, units / 1_000, Double(bitPattern: random.next() >> 2), units * 1e-7]
+            for value in values where value.isFinite {
+                let text = JSONWriter.string(.double(value))
+                let back = try JSONParser().parse(text)
+                #expect(back.doubleValue == value, "\(value) written as \(text)")
+            }
+        }
+    }
+
     @Test("writes integral doubles without a fraction and non-finite ones as null")
     func doubles() {
         #expect(JSONWriter.string(.double(72)) == "72")

@@ -209,14 +209,16 @@ private struct Reader {
     mutating func string() throws(JSONError) -> String {
         index += 1 // opening quote
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. The bytes' high bits are gathered on the way, so ASCII (keys,
+        // UUIDs, names: the common case, and a frame's 370 KB `uuids`) needs no second pass.
+        var high: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
+            high |= byte
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                // ASCII needs no validation (and is the common case: keys, UUIDs, names).
-                if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
+                if high < 0x80 { return String(decoding: slice, as: UTF8.self) }
                 guard let text = String(validating: slice, as: UTF8.self) else {
                     throw JSONError(offset: start, reason: "string is not valid UTF-8")
                 }

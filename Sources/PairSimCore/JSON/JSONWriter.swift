@@ -72,21 +72,21 @@ public enum JSONWriter {
             return
         }
         if abs(value) < 1e12 {
-            for (decimals, scale) in [(1, 10.0), (2, 100.0), (3, 1_000.0)] {
+            var scale = 1.0, divisor: Int64 = 1
+            for _ in 1...3 {
+                scale *= 10
+                divisor *= 10
                 let scaled = (value * scale).rounded()
                 // Only when the short decimal reads back as exactly this double.
                 if scaled / scale == value {
                     var units = Int64(scaled)
                     if units < 0 { out.append(UInt8(ascii: "-")); units = -units }
-                    let divisor = Int64(scale)
+                    // The fraction's digits with a leading 1 (so its zeros are kept), then the 1 dropped.
                     writeInt(units / divisor, into: &out)
                     out.append(UInt8(ascii: "."))
-                    let fraction = units % divisor
-                    var place = divisor / 10
-                    for _ in 0..<decimals {
-                        out.append(UInt8(48 + (fraction / place) % 10))
-                        place /= 10
-                    }
+                    let mark = out.count
+                    writeInt(divisor + units % divisor, into: &out)
+                    out.remove(at: mark)
                     return
                 }
             }
