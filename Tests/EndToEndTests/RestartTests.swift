@@ -24,6 +24,29 @@ struct RestartTests {
         #expect(started.last?["restored"] == .bool(true))
     }
 
+    @Test("a watch killed mid bulk write with its outbox full of stored batches resumes; the phone gets every sample once", .timeLimit(.minutes(2)))  // R: S5, S6, E4
+    func bulkWriteSurvivesKill() throws {
+        // No phone yet: nothing is acknowledged, so the outbox holds batches that refer to the
+        // store (schema v5) when the watch is killed, and must rebuild their frames after restart.
+        let pair = try PairHarness("e2e-kill-bulk", extra: """
+            sync: { outboxLimit: 4 }
+            wire: { maxItemsPerMessage: 2000 }
+            """)
+        defer { pair.stopAll() }
+        let epoch = PairHarness.now()
+        try pair.startNode(.watch, epoch: epoch)
+        try pair.must(.watch, "write-samples hr 20000")
+        #expect(try PairHarness.poll(seconds: 20) { (try pair.status(.watch)["channels"]?["healthkit"]?["pending"]?.intValue ?? 0) >= 4 })
+        pair.stop("watch", signal: SIGKILL)
+        try pair.startNode(.watch, epoch: epoch)
+        try pair.startNode(.phone, epoch: epoch)
+        try pair.waitFor(.watch, seconds: 60, "samples.written after the restart") { $0.name == "samples.written" }
+        #expect(try PairHarness.poll(seconds: 60) { try pair.status(.phone)["stores"]?["samples"] == 20_000 },
+                "phone: \(String(describing: try? pair.status(.phone)["stores"]))")
+        #expect(try PairHarness.poll(seconds: 30) { try pair.status(.watch)["channels"]?["healthkit"]?["pending"] == 0 })
+        #expect(try pair.status(.watch)["stores"]?["samples"] == 20_000)
+    }
+
     @Test("a phone killed after saving keeps its store and applies nothing twice", .timeLimit(.minutes(1)))  // R: S5, S6
     func phoneStoreSurvivesKill() throws {
         let pair = try PairHarness("e2e-kill-phone")
