@@ -21,17 +21,19 @@ static inline size_t home(const pus_set *set, uint64_t high, uint64_t low) {
     return (size_t)mix(high ^ mix(low)) & set->mask;
 }
 
-/// Slot count for `count` UUIDs at a load of at most 3/4.
+/// Slot count for `count` UUIDs at a load of at most 3/4; 0 when no table that large can exist.
 static size_t slots_for(size_t count) {
+    if (count > SIZE_MAX / 64) return 0;
     size_t slots = 16;
     while (slots - slots / 4 < count + 1) slots *= 2;
     return slots;
 }
 
 pus_set *pus_create(size_t capacity) {
+    size_t slots = slots_for(capacity);
+    if (!slots) return NULL;
     pus_set *set = calloc(1, sizeof *set);
     if (!set) return NULL;
-    size_t slots = slots_for(capacity);
     set->slots = calloc(slots * 2, sizeof(uint64_t));
     if (!set->slots) { free(set); return NULL; }
     set->mask = slots - 1;
@@ -97,6 +99,7 @@ static int grow(pus_set *set, size_t slots) {
 
 int pus_reserve(pus_set *set, size_t count) {
     size_t slots = slots_for(count);
+    if (!slots) return -1;
     return slots > set->mask + 1 ? grow(set, slots) : 0;
 }
 

@@ -77,10 +77,15 @@ struct SQLiteStorageTests {
         for row in rows where (row["samples_anchor"] as Int64?) != nil {
             #expect((row["bytes"] as Int) < 300, "the stored head has no samples: \(row)")
         }
+        // A sample of a pending batch deleted afterwards: the frame already sent still carries it.
+        var store = watch.store
+        let victim = store.samples(.heartRate)[3]
+        let (_, deletion) = store.delete([DeletedObject(uuid: victim.uuid, type: .sample(.heartRate))], now: .zero + .seconds(602))
+        try storage.commit(deletion, values: [:])
         var restored = WatchModel(topology: Self.topology, boot: "b2")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(603))
         #expect(SchemaTests.outbox(restored.sync, .healthkit) == outbox, "byte-identical frames, same anchors")
-        #expect(restored.store.sampleCount == watch.store.sampleCount)
+        #expect(restored.store.sampleCount == watch.store.sampleCount - 1)
     }
 
     @Test("sync state written turn by turn as only what changed reads back as written, whatever changes")  // R: K1
@@ -125,7 +130,7 @@ struct SQLiteStorageTests {
         }
     }
 
-    @Test("an outbox message whose sample batch is missing is refused at start, naming both")  // R: K1
+    @Test("an outbox message whose sample batch is missing or not the one sent is refused at start, naming both")  // R: K1
     func missingReferencedBatch() throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -133,6 +138,10 @@ struct SQLiteStorageTests {
         var watch = WatchModel(topology: Self.topology, boot: "b1")
         _ = watch.start(now: .zero)
         try Self.drive(&watch, storage, [(600, "write-samples hr 100")])
+        // A second row under the same anchor: the rebuilt message would not be the one sent.
+        try storage.queue.write { db in try db.execute(sql: "INSERT INTO sample_batches (anchor, data) SELECT anchor, data FROM sample_batches") }
+        let doubled = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path).load() }
+        #expect(doubled?.message.contains("carried 100 samples but the sample batch with anchor") == true, "\(doubled?.message ?? "")")
         try storage.queue.write { db in try db.execute(sql: "DELETE FROM sample_batches") }
         let error = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path).load() }
         #expect(error?.message.contains("refers to the sample batch with anchor") == true, "\(error?.message ?? "")")

@@ -25,6 +25,7 @@ public struct UUIDSet: Hashable, Sendable, Sequence {
     private var storage: Storage
 
     public init(minimumCapacity: Int = 0) {
+        precondition(minimumCapacity >= 0, "UUIDSet: negative capacity \(minimumCapacity)")
         storage = Storage(capacity: minimumCapacity)
     }
 
@@ -74,6 +75,7 @@ public struct UUIDSet: Hashable, Sendable, Sequence {
 
     /// Makes room for `total` UUIDs in all.
     public mutating func reserveCapacity(_ total: Int) {
+        precondition(total >= 0, "UUIDSet: negative capacity \(total)")
         guard pus_reserve(unique(), total) == 0 else { fatalError("UUIDSet: out of memory reserving \(total) UUIDs") }
     }
 

@@ -44,6 +44,9 @@ extension SQLiteStorage {
             guard let samples = referenced[anchor], !samples.isEmpty else {
                 throw RuntimeError("outbox message \(outbox[index].channel)/\(outbox[index].seq) refers to the sample batch with anchor \(anchor), which is not in sample_batches")
             }
+            guard outbox[index].samples.map({ Int($0) == samples.count }) ?? true else {
+                throw RuntimeError("outbox message \(outbox[index].channel)/\(outbox[index].seq) carried \(outbox[index].samples ?? 0) samples but the sample batch with anchor \(anchor) holds \(samples.count)")
+            }
             outbox[index].restoreBody(samples: samples)
         }
         for row in try WorkoutRow.order(Column("anchor"), Column("uuid")).fetchAll(db) {

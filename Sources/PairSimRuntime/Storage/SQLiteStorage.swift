@@ -42,8 +42,8 @@ final class SQLiteStorage: NodeStorage {
                 for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db, previous: committed[key]) }
                 try db.cachedStatement(sql: "COMMIT").execute()
             } catch {
+                // Rolled back: the database keeps the last commit, which `committed` still describes.
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
-                committed = [:]
                 throw error
             }
         }

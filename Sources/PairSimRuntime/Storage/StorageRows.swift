@@ -132,8 +132,9 @@ struct QueuedRecordRow: SnakeCaseRecord, RecordColumns {
     }
 }
 
-/// A message kept until its receiver acknowledges it (`outbox`): the frame as sent, and the counts
-/// events about it show (`workouts=1 samples=360`).
+/// A message kept until its receiver acknowledges it (`outbox`): the frame as sent (or, for one
+/// stored sample batch, its head and the batch's anchor), and the counts events about it show
+/// (`workouts=1 samples=360`).
 struct OutboxRow: SnakeCaseRecord {
     static let databaseTableName = "outbox"
     var channel: String
@@ -151,7 +152,7 @@ struct OutboxRow: SnakeCaseRecord {
     /// A WatchConnectivity message's or transfer's id (schema v4).
     var wcId: String?
     /// When set (schema v5), `payload` is the frame up to and including `"body":`, and the body is
-    /// `HealthObjectsBatch(samples:)` of the sample batch stored with this anchor (see `frame(body:)`).
+    /// `HealthObjectsBatch(samples:)` of the sample batch stored with this anchor (see `restoreBody`).
     var samplesAnchor: Int64?
 
     init(_ channel: Channel, _ record: OutboxRecord) throws {
