@@ -164,3 +164,35 @@ struct WireCodecTests {
         #expect(try RecordsBatch(body: batch.body, limits: .default) == batch)
     }
 }
+
+/// The watch writes `hk.objects` bodies without a JSON tree; the bytes must be the tree's.
+@Suite("Directly written bodies")
+struct DirectBodyTests {
+    @Test("a batch's body bytes and its frame are exactly what JSONWriter writes for its body")  // R: S7
+    func sameBytes() {
+        var random = SplitMix64(seed: 21)
+        var uuids = UUIDGenerator(seed: 21, label: "t")
+        let sources: [ObjectSource] = [.watchApp, .phoneApp, ObjectSource(name: "Kim’s \"Watch\"")]
+        for round in 0..<200 {
+            var batch = HealthObjectsBatch()
+            for _ in 0..<Int(random.next() % 40) {
+                let type = SampleType.allCases[Int(random.next() % UInt64(SampleType.allCases.count))]
+                let start = EmulatedInstant(milliseconds: Int64(random.next() % 1_000_000))
+                let lasts = random.next() % 3 == 0
+                batch.samples.append(HealthSample(uuid: uuids.next(at: start), type: type, start: start,
+                                                  end: lasts ? start + .seconds(30) : start,
+                                                  value: Double(Int64(random.next() % 20_000)) / [1.0, 10, 100, 7][Int(random.next() % 4)],
+                                                  source: sources[Int(random.next() % 3)]))
+            }
+            if round % 5 == 0 {
+                batch.workouts.append(Workout(uuid: uuids.next(at: .zero), activity: "running", start: .zero, end: .zero + .minutes(10),
+                                              activeDuration: .minutes(9), activeEnergy: round % 10 == 0 ? nil : 88.5, source: .watchApp))
+            }
+            if round % 7 == 0 { batch.deleted.append(DeletedObject(uuid: uuids.next(at: .zero), type: .sample(.heartRate))) }
+            #expect(batch.bodyBytes == JSONWriter.bytes(.object(batch.body)), "round \(round)")
+            let envelope = Envelope(from: .watch, stream: "s-\(round)", seq: UInt64(round), sentAt: .zero + .seconds(Int64(round)),
+                                    channel: .healthkit, kind: .objects, body: batch.body)
+            #expect(WireCodec.encode(envelope, body: batch.bodyBytes) == WireCodec.encode(envelope), "round \(round)")
+        }
+    }
+}

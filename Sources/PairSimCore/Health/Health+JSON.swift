@@ -141,6 +141,33 @@ public struct HealthObjectsBatch: Hashable, Sendable {
         return o
     }
 
+    /// Exactly `JSONWriter.bytes(.object(body))`, with the series written directly (see
+    /// `SampleSeries.write(into:)`).
+    public var bodyBytes: [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(64 + samples.count * 56)
+        var first = true
+        func key(_ name: String) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            JSONWriter.writeString(name, into: &out)
+            out.append(UInt8(ascii: ":"))
+        }
+        if !workouts.isEmpty { key("workouts"); JSONWriter.write(.array(workouts.map(\.json)), into: &out) }
+        if !samples.isEmpty {
+            key("series")
+            out.append(UInt8(ascii: "["))
+            for (index, series) in SampleSeries.group(samples).enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                series.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        if !deleted.isEmpty { key("deleted"); JSONWriter.write(.array(deleted.map(\.json)), into: &out) }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     /// Reads a body; samples may come as `series` (what nodes send) or as `samples` objects.
     public init(body: JSONObject, limits: WireLimits) throws(DecodeError) {
         let r = FieldReader(body, path: "body")

@@ -14,6 +14,19 @@ public enum WireCodec {
         return WireFrame(topic: envelope.topic, payload: JSONWriter.bytes(.object(object)))
     }
 
+    /// The same frame as `encode(_:)` for an envelope whose body `JSONWriter` writes as `body`
+    /// (the envelope's own `body` is ignored): the body's bytes made without a JSON tree.
+    public static func encode(_ envelope: Envelope, body: [UInt8]) -> WireFrame {
+        var head = envelope
+        head.body = [:]
+        var payload = encode(head).payload
+        // The empty body `{}` and the envelope's closing brace: `{"v":1,…,"body":{}}`.
+        payload.removeLast(3)
+        payload.append(contentsOf: body)
+        payload.append(UInt8(ascii: "}"))
+        return WireFrame(topic: envelope.topic, payload: payload)
+    }
+
     /// Decodes raw multipart frames as received from ZeroMQ.
     public static func decode(frames: [[UInt8]], limits: WireLimits = .default) throws(WireError) -> Envelope {
         guard frames.count == 2 else {

@@ -205,7 +205,7 @@ struct OutboxRow: SnakeCaseRecord {
     /// The whole frame again: the stored head, then the body rebuilt from the batch's samples.
     mutating func restoreBody(samples: [HealthSample]) {
         var frame = payload
-        frame.append(contentsOf: JSONWriter.bytes(.object(HealthObjectsBatch(samples: samples).body)))
+        frame.append(contentsOf: HealthObjectsBatch(samples: samples).bodyBytes)
         frame.append(UInt8(ascii: "}"))
         payload = frame
     }

@@ -118,7 +118,8 @@ public struct WatchModel: NodeModel {
         var actions: [NodeAction] = []
         let chunk = messageBatch
         if let savedAt, batch.workouts.isEmpty, batch.deleted.isEmpty, !batch.samples.isEmpty, batch.samples.count <= chunk {
-            return sync.send(.healthkit, kind: .objects, body: batch.body, summary: batch.summary, now: now, samplesAnchor: savedAt)
+            return sync.send(.healthkit, kind: .objects, body: [:], summary: batch.summary, now: now, samplesAnchor: savedAt,
+                             bodyBytes: batch.bodyBytes)
         }
         var samples = batch.samples[...]
         var first = true
@@ -128,7 +129,7 @@ public struct WatchModel: NodeModel {
             samples = samples.dropFirst(chunk)
             first = false
             if part.isEmpty { break }
-            actions += sync.send(.healthkit, kind: .objects, body: part.body, summary: part.summary, now: now)
+            actions += sync.send(.healthkit, kind: .objects, body: [:], summary: part.summary, now: now, bodyBytes: part.bodyBytes)
         }
         return actions
     }
