@@ -98,6 +98,8 @@ static int grow(pus_set *set, size_t slots) {
 }
 
 int pus_reserve(pus_set *set, size_t count) {
+    size_t held = set->mask + 1;
+    if (count < held - held / 4) return 0; // room already (checked first: it runs per insert)
     size_t slots = slots_for(count);
     if (!slots) return -1;
     return slots > set->mask + 1 ? grow(set, slots) : 0;

@@ -75,6 +75,17 @@ public struct InboundWindow: Hashable, Sendable {
     public mutating func insert(_ seq: UInt64) {
         guard !contains(seq) else { return }
         above.insert(seq)
+        slide()
+    }
+
+    /// Counts every sequence number below `below` as received (`below` > `cumulative` + 1).
+    mutating func settle(below: UInt64) {
+        cumulative = below - 1
+        above = above.filter { $0 > cumulative }
+        slide()
+    }
+
+    private mutating func slide() {
         while above.remove(cumulative + 1) != nil { cumulative += 1 }
     }
 }

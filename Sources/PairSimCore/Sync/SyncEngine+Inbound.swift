@@ -95,10 +95,7 @@ extension SyncEngine {
     /// acknowledges it.
     public mutating func accept(_ envelope: Envelope, bytes: Int, summary: JSONObject, now: EmulatedInstant) -> [NodeAction] {
         let channel = envelope.channel!
-        var window = inbound[channel]?[envelope.stream] ?? InboundWindow(stream: envelope.stream)
-        if inbound[channel]?[envelope.stream] == nil { rememberStream(envelope.stream, channel) }
-        window.insert(envelope.seq)
-        inbound[channel, default: [:]][envelope.stream] = window
+        let window = record(envelope)
         outbound[channel]!.counters.receivedMessages += 1
         outbound[channel]!.counters.receivedBytes += bytes
         var fields: JSONObject = [
@@ -116,12 +113,17 @@ extension SyncEngine {
     /// received and acknowledged, so the messages after it are not held up behind a message that
     /// can never be delivered (the sender would only send it again). It is not counted as received.
     public mutating func skip(_ envelope: Envelope, now: EmulatedInstant) -> [NodeAction] {
+        [acknowledge(envelope.channel!, window: record(envelope), now: now)]
+    }
+
+    /// Marks `envelope`'s sequence number received in its stream's window; the window after.
+    mutating func record(_ envelope: Envelope) -> InboundWindow {
         let channel = envelope.channel!
         var window = inbound[channel]?[envelope.stream] ?? InboundWindow(stream: envelope.stream)
         if inbound[channel]?[envelope.stream] == nil { rememberStream(envelope.stream, channel) }
         window.insert(envelope.seq)
         inbound[channel, default: [:]][envelope.stream] = window
-        return [acknowledge(channel, window: window, now: now)]
+        return window
     }
 
     /// A frame whose envelope (of `bytes` envelope bytes) was fine but whose body was not: refused,
@@ -176,7 +178,7 @@ extension SyncEngine {
             return (.rejected(wireError), [reject(wireError, topic: envelope.topic, bytes: bytes, now: now)])
         }
         // An ack for a stream this node no longer sends on (an earlier run) has nothing to free.
-        guard envelope.stream == outbound[channel]!.stream else { return (.ack, []) }
-        return (.ack, outbound[channel]!.acknowledge(upTo: UInt64(upTo), selective: selective, now: now))
+        guard envelope.stream == outbound[channel]!.stream else { return (.ack(channel), []) }
+        return (.ack(channel), outbound[channel]!.acknowledge(upTo: UInt64(upTo), selective: selective, now: now))
     }
 }

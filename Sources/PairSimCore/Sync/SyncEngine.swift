@@ -7,8 +7,8 @@ public struct SyncEngine: Sendable {
         case data(Envelope)
         /// Already received (retransmission or duplicate); acknowledged again, nothing to apply.
         case duplicate
-        /// An acknowledgement, handled here.
-        case ack
+        /// An acknowledgement on this channel, handled here.
+        case ack(Channel)
         /// The peer announced itself; everything unacknowledged goes again (the actions returned).
         case hello
         /// Arrived while this node's side of its channel is partitioned (out of range, offline):
@@ -61,9 +61,7 @@ public struct SyncEngine: Sendable {
         var window = inbound[channel]?[stream] ?? InboundWindow(stream: stream)
         guard below > 0, window.cumulative < below - 1 else { return }
         if inbound[channel]?[stream] == nil { rememberStream(stream, channel) }
-        window.cumulative = below - 1
-        window.above = window.above.filter { $0 > below - 1 }
-        while window.above.remove(window.cumulative + 1) != nil { window.cumulative += 1 }
+        window.settle(below: below)
         inbound[channel, default: [:]][stream] = window
     }
 

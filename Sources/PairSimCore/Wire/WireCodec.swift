@@ -17,14 +17,32 @@ public enum WireCodec {
     /// The same frame as `encode(_:)` for an envelope whose body `JSONWriter` writes as `body`
     /// (the envelope's own `body` is ignored): the body's bytes made without a JSON tree.
     public static func encode(_ envelope: Envelope, body: [UInt8]) -> WireFrame {
-        var head = envelope
-        head.body = [:]
-        var payload = encode(head).payload
-        // The empty body `{}` and the envelope's closing brace: `{"v":1,…,"body":{}}`.
-        payload.removeLast(3)
+        var empty = envelope
+        empty.body = [:]
+        // Without the empty body `{}` and the envelope's closing brace: `{"v":1,…,"body":`.
+        let head = encode(empty).payload.dropLast(3)
+        return WireFrame(topic: envelope.topic, payload: payload(head: head, body: body))
+    }
+
+    /// An envelope's bytes from its head (up to and including `"body":`) and its body's bytes.
+    public static func payload(head: some Collection<UInt8>, body: some Collection<UInt8>) -> [UInt8] {
+        var payload = Array(head)
+        payload.reserveCapacity(head.count + body.count + 1)
         payload.append(contentsOf: body)
         payload.append(UInt8(ascii: "}"))
-        return WireFrame(topic: envelope.topic, payload: payload)
+        return payload
+    }
+
+    /// The head of an envelope this codec wrote: its bytes up to and including the `"body":` key,
+    /// or nil. `body` is written last, after keys whose values are numbers and plain strings;
+    /// inside a JSON string a quote is always escaped, so the first `,"body":` is the key itself.
+    public static func head(ofPayload payload: [UInt8]) -> ArraySlice<UInt8>? {
+        let key = Array(#","body":"#.utf8)
+        guard payload.last == UInt8(ascii: "}"), payload.count > key.count else { return nil }
+        for start in 0...(payload.count - key.count) where payload[start] == key[0] {
+            if payload[start..<(start + key.count)].elementsEqual(key) { return payload[..<(start + key.count)] }
+        }
+        return nil
     }
 
     /// Decodes raw multipart frames as received from ZeroMQ.

@@ -8,8 +8,9 @@ import PairSimCore
 final class SQLiteStorage: NodeStorage {
     let queue: DatabaseQueue
     let path: String
-    /// Values as last committed by this connection, for writers that change only what differs.
-    private var committed: [String: JSON] = [:]
+    /// The sync state as this connection last committed it: `sync` changes every turn that sends
+    /// or receives, and is written as the difference from this (`StateTables.writeSync`).
+    private var committedSync: JSON?
 
     init(path: String) throws {
         self.path = path
@@ -39,15 +40,17 @@ final class SQLiteStorage: NodeStorage {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             do {
                 for operation in operations { try Self.apply(operation, db) }
-                for key in values.keys.sorted() { try StateTables.write(key, values[key]!, db, previous: committed[key]) }
+                for key in values.keys.sorted() {
+                    try StateTables.write(key, values[key]!, db, previous: key == "sync" ? committedSync : nil)
+                }
                 try db.cachedStatement(sql: "COMMIT").execute()
             } catch {
-                // Rolled back: the database keeps the last commit, which `committed` still describes.
+                // Rolled back: the database keeps the last commit, which `committedSync` still describes.
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
                 throw error
             }
         }
-        if let sync = values["sync"] { committed["sync"] = sync }
+        if let sync = values["sync"] { committedSync = sync }
     }
 
     static func apply(_ operation: PersistOp, _ db: Database) throws {

@@ -158,8 +158,8 @@ struct OutboxRow: SnakeCaseRecord {
     init(_ channel: Channel, _ record: OutboxRecord) throws {
         (self.channel, seq, kind, topic) = (channel.rawValue, Int64(record.seq), record.kind.rawValue, record.frame.topic)
         (payload, createdAt) = (Data(record.frame.payload), record.createdAt.milliseconds)
-        if let anchor = record.samplesAnchor, let head = Self.head(record.frame.payload) {
-            (payload, samplesAnchor) = (head, anchor)
+        if let anchor = record.samplesAnchor, let head = WireCodec.head(ofPayload: record.frame.payload) {
+            (payload, samplesAnchor) = (Data(head), anchor)
         }
         for (key, value) in record.summary.members {
             switch (key, value) {
@@ -190,23 +190,8 @@ struct OutboxRow: SnakeCaseRecord {
                                       samplesAnchor: samplesAnchor))
     }
 
-    /// The frame up to and including its `"body":` key. The envelope writes `body` last, after keys
-    /// whose values are numbers and plain strings; inside a JSON string a quote is always escaped,
-    /// so the first `,"body":` in the bytes is the key itself.
-    static func head(_ payload: [UInt8]) -> Data? {
-        let key = Array(#","body":"#.utf8)
-        guard payload.last == UInt8(ascii: "}"), payload.count > key.count else { return nil }
-        for start in 0...(payload.count - key.count) where payload[start] == key[0] {
-            if payload[start..<(start + key.count)].elementsEqual(key) { return Data(payload[..<(start + key.count)]) }
-        }
-        return nil
-    }
-
     /// The whole frame again: the stored head, then the body rebuilt from the batch's samples.
     mutating func restoreBody(samples: [HealthSample]) {
-        var frame = payload
-        frame.append(contentsOf: HealthObjectsBatch(samples: samples).bodyBytes)
-        frame.append(UInt8(ascii: "}"))
-        payload = frame
+        payload = Data(WireCodec.payload(head: payload, body: HealthObjectsBatch(samples: samples).bodyBytes))
     }
 }

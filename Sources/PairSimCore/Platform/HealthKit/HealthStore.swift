@@ -35,12 +35,13 @@ public struct HealthStore: Hashable, Sendable {
         public var ignored = 0
         /// The types that gained objects, in a fixed order.
         public var changedTypes: [ObjectType] {
-            // Flags by type index rather than a Set of every sample's type (a hash per sample).
+            // Flags by type index rather than a Set of every sample's type (a hash per sample);
+            // sample types in `allCases` order, then workouts, is `ObjectType`'s order.
             var seen = [Bool](repeating: false, count: SampleType.allCases.count)
             for sample in samples { seen[sample.type.index] = true }
             var types = SampleType.allCases.filter { seen[$0.index] }.map(ObjectType.sample)
             if !workouts.isEmpty { types.append(.workout) }
-            return types.sorted()
+            return types
         }
         public var isEmpty: Bool { workouts.isEmpty && samples.isEmpty }
     }

@@ -9,9 +9,9 @@ extension PhonePlatform {
         case .link(let reachable):
             wc.peerLink = reachable
             return actions + refreshReachability(now: now)
-        case .ack:
+        case .ack(.watchconnectivity):
             return actions + watchConnectivityAcknowledged(now: now)
-        case .duplicate, .hello, .unreachable, .rejected:
+        case .ack, .duplicate, .hello, .unreachable, .rejected:
             return actions
         }
     }

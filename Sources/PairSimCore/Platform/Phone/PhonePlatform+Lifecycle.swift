@@ -115,7 +115,7 @@ extension PhonePlatform {
     mutating func processEnded() {
         appCalls = []
         heldCalls = []
-        wc.processEnded(keepActivation: false)
+        wc.processEnded()
         wcReplyTokens = [:]
         for (_, token) in appTimers { timers.cancel(token) }
         appTimers = [:]

@@ -142,7 +142,7 @@ public struct PhonePlatform: NodeModel {
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
         var fields = counters.json(sync: sync)
-        for member in wc.counters.json.members { fields.append("wc.\(member.key)", member.value) }
+        wc.counters.append(to: &fields)
         return [event(.nodeStopped, now, fields)]
     }
 

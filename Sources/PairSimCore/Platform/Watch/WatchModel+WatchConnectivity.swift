@@ -25,13 +25,12 @@ extension WatchModel {
     mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
         reachabilityCheckedAt = now
         let own = ownLink(now: now)
-        var actions = wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now).actions
-        if watchAppRuns { actions += deliverToWatchApp(now: now) }
-        return actions
+        return wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now).actions + deliverToWatchApp(now: now)
     }
 
-    /// What arrived for the watch app, now that it runs: messages wanting a reply are answered.
+    /// What arrived for the watch app, if it runs: messages wanting a reply are answered.
     mutating func deliverToWatchApp(now: EmulatedInstant) -> [NodeAction] {
+        guard watchAppRuns else { return [] }
         let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
         var all = actions
         for item in items where item.kind == .message && item.wantsReply {
@@ -50,7 +49,7 @@ extension WatchModel {
                 if let appID, error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
             }
             // It may have closed a gap in front of waiting deliveries.
-            return actions + (watchAppRuns ? deliverToWatchApp(now: now) : [])
+            return actions + deliverToWatchApp(now: now)
         }
         // A message from the phone does not wake the watch app: one that is not running cannot take it.
         if item.kind == .message, !watchAppRuns {
@@ -60,9 +59,7 @@ extension WatchModel {
                                                                 "id": .string(item.id), "reason": "the watch app is not running"]))
             return actions + wc.sendReply(to: item.id, payload: nil, error: .notReachable, sync: &sync, now: now)
         }
-        actions += wc.receive(item, now: now)
-        if watchAppRuns { actions += deliverToWatchApp(now: now) }
-        return actions
+        return actions + wc.receive(item, now: now) + deliverToWatchApp(now: now)
     }
 
     /// After the phone's acknowledgements: finished transfers, the next in the queue.

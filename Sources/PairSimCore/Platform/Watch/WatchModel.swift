@@ -100,7 +100,7 @@ public struct WatchModel: NodeModel {
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
         var fields = counters.json(sync: sync)
-        for member in wc.counters.json.members { fields.append("wc.\(member.key)", member.value) }
+        wc.counters.append(to: &fields)
         return [event(.nodeStopped, now, fields)]
     }
 
@@ -117,10 +117,7 @@ public struct WatchModel: NodeModel {
     mutating func sendObjects(_ batch: HealthObjectsBatch, now: EmulatedInstant, savedAt: Int64? = nil) -> [NodeAction] {
         var actions: [NodeAction] = []
         let chunk = messageBatch
-        if let savedAt, batch.workouts.isEmpty, batch.deleted.isEmpty, !batch.samples.isEmpty, batch.samples.count <= chunk {
-            return sync.send(.healthkit, kind: .objects, body: [:], summary: batch.summary, now: now, samplesAnchor: savedAt,
-                             bodyBytes: batch.bodyBytes)
-        }
+        let oneStoredBatch = batch.workouts.isEmpty && batch.deleted.isEmpty && batch.samples.count <= chunk
         var samples = batch.samples[...]
         var first = true
         while first || !samples.isEmpty {
@@ -129,7 +126,8 @@ public struct WatchModel: NodeModel {
             samples = samples.dropFirst(chunk)
             first = false
             if part.isEmpty { break }
-            actions += sync.send(.healthkit, kind: .objects, body: [:], summary: part.summary, now: now, bodyBytes: part.bodyBytes)
+            actions += sync.send(.healthkit, kind: .objects, body: [:], summary: part.summary, now: now,
+                                 samplesAnchor: oneStoredBatch ? savedAt : nil, bodyBytes: part.bodyBytes)
         }
         return actions
     }

@@ -66,10 +66,8 @@ public struct WCSessionCore: Sendable {
             announced = own
             actions.append(.publish(sync.linkFrame(reachable: own, now: now)))
         }
-        guard reachable != isReachable else { return (false, actions) }
-        reachable = isReachable
-        actions.append(event(.wcReachability, now, ["reachable": .bool(isReachable)]))
-        return (true, actions)
+        let change = noteReachable(isReachable, now: now)
+        return (!change.isEmpty, actions + change)
     }
 
     /// Records `isReachable` as the app just heard it with its activation (an event if it changed).
@@ -298,12 +296,13 @@ public struct WCSessionCore: Sendable {
         return (ready, actions)
     }
 
-    /// The app's process ended: its handles mean nothing any more; its messages' replies are lost.
-    mutating func processEnded(keepActivation: Bool) {
+    /// The app's process ended: its handles mean nothing any more; its messages' replies are lost,
+    /// and a new process must activate its session again.
+    mutating func processEnded() {
         for index in outgoing.indices { outgoing[index].appID = nil }
         pending = []
         cancelledHandles = []
-        if !keepActivation { activated = false }
+        activated = false
     }
 
     /// The app handles of transfers cancelled since the last take (by the app or by `wc-cancel`).

@@ -107,6 +107,11 @@ public struct WCCounters: Hashable, Sendable {
     public var userInfoSent = 0, userInfoReceived = 0, contextsSent = 0, contextsReceived = 0
     public var filesSent = 0, filesReceived = 0, cancelled = 0, stalls = 0, delivered = 0, expired = 0
 
+    /// Appends the counters under `wc.` keys (`node.stopped`'s fields).
+    public func append(to fields: inout JSONObject) {
+        for member in json.members { fields.append("wc.\(member.key)", member.value) }
+    }
+
     public var json: JSONObject {
         var o = JSONObject()
         for (key, value) in [("messagesSent", messagesSent), ("messagesReceived", messagesReceived), ("replies", replies),
