@@ -31,7 +31,7 @@ struct ChaosTests {
     }
 
     static func stores(_ pair: PairHarness, _ node: NodeName) throws -> Stores {
-        let state = try SQLiteStorage(path: pair.topology.nodes[node]!.data + "/state.sqlite").load()
+        let state = try JournaledStorage(directory: pair.topology.nodes[node]!.data).load()
         return Stores(workouts: Set(state.workouts.map(\.0.uuid)), samples: Set(state.samples.map(\.0.uuid)),
                       records: Set(state.records.map(\.id)))
     }

@@ -97,7 +97,7 @@ public struct ScenarioRunner {
         }
         ChildProcess.stopAll(children, signal: nil) { failed.append("\($0.name) did not stop within 10 s") }
         let events = try EventLog.merged(topology)
-        let state = try SQLiteStorage(path: topology.nodes[.phone]!.data + "/state.sqlite").load()
+        let state = try JournaledStorage(directory: topology.nodes[.phone]!.data).load()
         let charts = WorkoutCharts.make(workouts: state.workouts.map(\.0),
                                         heartRate: state.samples.map(\.0).filter { $0.type == .heartRate })
         return ScenarioOutcome(scenario: scenario.name, mode: "run", seed: topology.seed, duration: scenario.duration, events: events,

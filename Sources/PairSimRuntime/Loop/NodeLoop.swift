@@ -87,8 +87,14 @@ final class NodeLoop {
         let controlIndex = poller.add(control)
         let mailboxIndex = poller.add(fileDescriptor: mailbox.fileDescriptor)
         while !stopping {
-            let timeout = pollTimeout()
-            let ready = try poller.poll(timeoutMilliseconds: timeout)
+            // Turns waiting in the journal go to SQLite as soon as nothing else is waiting: a
+            // look without waiting first, and the settling only when it found nothing.
+            let unsettled = storage.unsettledTurns > 0
+            let ready = try poller.poll(timeoutMilliseconds: unsettled ? 0 : pollTimeout())
+            if unsettled, !ready.contains(where: { $0.contains(.readable) }), model.nextDeadline.map({ $0 > options.clock.now() }) ?? true {
+                try storage.settle()
+                continue
+            }
             var actions: [NodeAction] = []
             var replies: [(CommandResult, @Sendable (CommandResult) -> Void)] = []
             if ready[publisherIndex].contains(.readable) { actions += try takeSubscriptions() }
@@ -131,6 +137,7 @@ final class NodeLoop {
             }
         }
         try perform(model.stop(now: options.clock.now()), worked: true)
+        try storage.settle()
         sink.flush()
     }
 

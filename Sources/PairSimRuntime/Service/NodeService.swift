@@ -53,15 +53,15 @@ public struct NodeService: Service {
         defer { withExtendedLifetime(lock) {} }
         if options.fresh { try wipe(data) }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let storage = try SQLiteStorage(path: data + "/state.sqlite")
+        let storage = try JournaledStorage(directory: data)
         let loop = try NodeLoop(options: options, mailbox: mailbox, model: makeModel(options, boot), storage: storage)
         defer { loop.close() }
         try loop.run()
     }
 
-    /// Removes a node's state database and event log.
+    /// Removes a node's state database, turn journal and event log.
     static func wipe(_ data: String) throws {
-        for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "events.jsonl"] {
+        for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "turns.journal", "events.jsonl"] {
             let path = data + "/" + name
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
         }

@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v5"
+    static let schemaVersion = "v6"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -39,6 +39,14 @@ extension SQLiteStorage {
         // anchor and the frame without its body, not a second copy of the samples (R: E4's speed).
         migrator.registerMigration("v5") { db in
             try db.alter(table: "outbox") { t in t.add(column: "samples_anchor", .integer) }
+        }
+        // v6: the last turn of the node's turn journal (`turns.journal`) that is in the database,
+        // committed with it, so a turn is never applied twice (R: K1).
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: """
+                CREATE TABLE journal_mark (id INTEGER PRIMARY KEY CHECK (id = 1), turn INTEGER NOT NULL);
+                INSERT INTO journal_mark (id, turn) VALUES (1, 0);
+                """)
         }
         return migrator
     }

@@ -1,0 +1,79 @@
+import PairSimCore
+
+/// A node's storage: `state.sqlite` (`SQLiteStorage`) behind a turn journal (`TurnJournal`).
+///
+/// A small turn — the phone taking one sample, the watch sending one — is durable once appended
+/// to the journal, and is written to SQLite later, together with the turns after it, when the
+/// node has nothing else to do (`settle`) or the journal holds `maxUnsettledTurns`. A large turn,
+/// or one with an operation the journal does not carry, is committed to SQLite directly, after
+/// the journal's turns, in the same transaction. Each SQLite commit records the last turn it holds
+/// (`journal_mark`): entries up to it are never applied again.
+///
+/// Measured on the phone's one-sample turn (release build, thread CPU): the SQLite commit took
+/// ~105 µs before the acknowledgement could leave; the journal's append takes ~XX µs.
+final class JournaledStorage: NodeStorage {
+    let database: SQLiteStorage
+    let journal: TurnJournal
+    /// Journaled turns not yet in SQLite: their operations in order, their values merged (each
+    /// value is whole, so the latest of a key is the one to keep).
+    private var operations: [PersistOp] = []
+    private var values: [String: JSON] = [:]
+    private(set) var unsettledTurns = 0
+    /// The number of the last turn committed (turns count up across restarts).
+    private var turn: UInt64 = 0
+
+    static let maxUnsettledTurns = 256
+
+    /// Opens `<directory>/state.sqlite` and `<directory>/turns.journal`.
+    init(directory: String) throws {
+        database = try SQLiteStorage(path: directory + "/state.sqlite")
+        journal = try TurnJournal(path: directory + "/turns.journal")
+        turn = try database.journaledThrough()
+    }
+
+    /// Writes the journal's turns that are not in SQLite yet into it, then reads everything back.
+    func load() throws -> PersistedState {
+        let through = try database.journaledThrough()
+        let entries = try journal.entries(after: through)
+        turn = through
+        if let last = entries.last {
+            var operations: [PersistOp] = []
+            var values: [String: JSON] = [:]
+            for entry in entries {
+                operations += entry.operations
+                values.merge(entry.values) { $1 }
+            }
+            try database.commit(operations, values: values, throughTurn: last.turn)
+            turn = last.turn
+        }
+        journal.restart()
+        return try database.load()
+    }
+
+    func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
+        turn += 1
+        if unsettledTurns < Self.maxUnsettledTurns,
+           let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {
+            try journal.append(entry)
+            self.operations += operations
+            self.values.merge(values) { $1 }
+            unsettledTurns += 1
+            return
+        }
+        try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn)
+        forgetSettled()
+    }
+
+    func settle() throws {
+        guard unsettledTurns > 0 else { return }
+        try database.commit(operations, values: values, throughTurn: turn)
+        forgetSettled()
+    }
+
+    private func forgetSettled() {
+        operations = []
+        values = [:]
+        unsettledTurns = 0
+        journal.restart()
+    }
+}

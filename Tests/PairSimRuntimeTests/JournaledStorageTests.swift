@@ -1,0 +1,169 @@
+import Foundation
+import PairSimCore
+import Testing
+@testable import PairSimRuntime
+
+@Suite("Turn journal in front of SQLite")
+struct JournaledStorageTests {
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "pairsim-journal-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A watch whose turns are committed the way the node loop commits them.
+    struct Driven {
+        var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1")
+        var storage: JournaledStorage
+        var turns = NodeTurns()
+        var seconds: Int64 = 0
+
+        init(_ directory: String) throws {
+            storage = try JournaledStorage(directory: directory)
+            _ = try turns.boot(&watch, from: try storage.load(), now: .zero)
+        }
+
+        mutating func run(_ text: String) throws {
+            seconds += 10
+            let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
+            #expect(result.ok, "\(text): \(result.reply)")
+            let turn = turns.turn(result.actions, values: watch.persistentValues())
+            if turn.needsCommit { try storage.commit(turn.operations, values: turn.values) }
+        }
+
+        /// A watch restored from what is durable now, as a restarted node would be.
+        static func restored(_ directory: String, at seconds: Int64) throws -> WatchModel {
+            var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2")
+            try watch.restore(try JournaledStorage(directory: directory).load(), now: .zero + .seconds(seconds))
+            return watch
+        }
+    }
+
+    static func expectSame(_ restored: WatchModel, _ live: WatchModel, _ context: String) {
+        #expect(restored.store.sampleCount == live.store.sampleCount, "\(context)")
+        #expect(restored.store.samples(.heartRate) == live.store.samples(.heartRate), "\(context)")
+        #expect(restored.store.workouts == live.store.workouts, "\(context)")
+        #expect(restored.sync.pending(.healthkit) == live.sync.pending(.healthkit), "\(context)")
+        #expect(restored.persistentValues() == live.persistentValues(), "\(context)")
+    }
+
+    @Test("small turns are durable in the journal before SQLite holds them; a restart applies each once")  // R: K1, S5
+    func journaledTurnsSurviveAKill() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        for value in [70, 71, 72] { try driven.run("write-sample hr \(value)") }
+        #expect(driven.storage.unsettledTurns == 3)
+        // Not in SQLite yet: only the journal has them.
+        #expect(try SQLiteStorage(path: directory + "/state.sqlite").load().samples.isEmpty)
+        // A kill now (nothing settled): the restart takes them from the journal, and a second restart does not add them again.
+        let first = try Driven.restored(directory, at: driven.seconds)
+        Self.expectSame(first, driven.watch, "after the first restart")
+        #expect(try SQLiteStorage(path: directory + "/state.sqlite").load().samples.count == 3)
+        Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after the second restart")
+    }
+
+    @Test("random turns, settlings and kills: a restarted watch always equals the one that never stopped")  // R: K1, S5
+    func randomKills() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        var random = SplitMix64(seed: 14)
+        var journaled = 0, direct = 0
+        let commands = ["write-sample hr 80", "write-sample hrv 51", "write-sample rhr 55", "workout",
+                        "write-samples hr 300 --every 5s", "write-sample hr 90"]
+        var running = false
+        for step in 0..<150 {
+            let before = driven.storage.unsettledTurns
+            var command = commands[Int(random.next() % UInt64(commands.count))]
+            if command == "workout" {
+                command = running ? "finish-workout" : "start-workout running"
+                running.toggle()
+            }
+            try driven.run(command)
+            if driven.storage.unsettledTurns > before { journaled += 1 } else { direct += 1 }
+            switch random.next() % 10 {
+            case 0, 1, 2: try driven.storage.settle()
+            case 3:
+                // Killed: the open storage is dropped as it is, and a new one restores the watch.
+                Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "step \(step)")
+                driven.storage = try JournaledStorage(directory: directory)
+                _ = try driven.storage.load()
+            default: break
+            }
+        }
+        Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "at the end")
+        // Both paths ran: turns into the journal, and bulk or workout turns straight into SQLite.
+        #expect(journaled > 20 && direct > 20, "journaled \(journaled), direct \(direct)")
+    }
+
+    @Test("an entry cut short by a kill is left out; the whole ones before it are applied")  // R: K1
+    func tornTail() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        for value in [70, 71, 72] { try driven.run("write-sample hr \(value)") }
+        let path = directory + "/turns.journal"
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        #expect(truncate(path, off_t(size - 7)) == 0)
+        let state = try JournaledStorage(directory: directory).load()
+        #expect(state.samples.map(\.0.value) == [70, 71])
+    }
+
+    @Test("after a settling the next entries overwrite the journal's start; the older entries behind them are not applied again")  // R: K1
+    func overwrittenStart() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        for value in [70, 71, 72, 73] { try driven.run("write-sample hr \(value)") }
+        try driven.storage.settle()
+        try driven.run("write-sample hr 74")
+        let state = try JournaledStorage(directory: directory).load()
+        #expect(state.samples.map(\.0.value) == [70, 71, 72, 73, 74])
+        Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after the restart")
+    }
+
+    @Test("a journal that does not belong to the database is refused, naming the file")  // R: K1
+    func foreignJournal() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        try driven.storage.settle()
+        for value in [70, 71, 72] {
+            try driven.run("write-sample hr \(value)")
+            try driven.storage.settle()
+        }
+        try driven.run("write-sample hr 73")
+        for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+        let error = #expect(throws: RuntimeError.self) { try JournaledStorage(directory: directory).load() }
+        #expect(error?.message.contains("turn journal \(directory)/turns.journal") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("belongs to another state.sqlite") == true, "\(error?.message ?? "")")
+    }
+
+    @Test("every operation the journal carries reads back as written")  // R: K1
+    func entryRoundTrip() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sample = HealthSample(uuid: UUID(), type: .heartRate, start: .zero + .seconds(3), end: .zero + .seconds(3), value: 81.5,
+                                  source: ObjectSource(name: "Kim’s Apple Watch"))
+        let record = OutboxRecord(seq: 9, kind: .objects, frame: WireFrame(topic: "hk.objects", payload: Array("{\"x\":1}".utf8)),
+                                  createdAt: .zero + .seconds(4), summary: ["samples": 1, "note": "ü"], samplesAnchor: 12)
+        let operations: [PersistOp] = [
+            .putSamples([sample], anchor: 12), .outboxPut(.healthkit, record),
+            .outboxPut(.cloudkit, OutboxRecord(seq: 1, kind: .records, frame: WireFrame(topic: "ck.records", payload: []),
+                                               createdAt: .zero, summary: [:])),
+            .outboxRemove(.healthkit, [3, 4, 1 << 40]), .purgeTombstones(throughAnchor: -1),
+        ]
+        let values: [String: JSON] = ["sync": .object(["a": .array([.int(1), .double(2.5), .string("x"), .null, .bool(true)])]), "store.anchor": .int(12)]
+        let journal = try TurnJournal(path: directory + "/turns.journal")
+        try journal.append(try #require(TurnJournal.Entry.encode(turn: 5, operations: operations, values: values)))
+        let entries = try journal.entries(after: 4)
+        #expect(entries.count == 1)
+        #expect(entries.first?.turn == 5)
+        #expect(entries.first?.operations == operations)
+        #expect(entries.first?.values == values)
+        // Operations the journal does not carry, and turns too large for it, are left to SQLite.
+        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.releaseHeld], values: [:]) == nil)
+        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.putSamples(Array(repeating: sample, count: 129), anchor: 1)], values: [:]) == nil)
+    }
+}
