@@ -87,10 +87,12 @@ final class NodeLoop {
         let controlIndex = poller.add(control)
         let mailboxIndex = poller.add(fileDescriptor: mailbox.fileDescriptor)
         while !stopping {
-            // Turns waiting in the journal go to SQLite as soon as nothing else is waiting: a
-            // look without waiting first, and the settling only when it found nothing.
+            // Turns waiting in the journal go to SQLite once the node has had nothing to do for a
+            // millisecond. Settling at once instead (a zero-timeout look) left the SQLite commit
+            // competing for the 2 cores with the acknowledgement it follows: single-sample p50
+            // 280 µs against 220 µs with the millisecond's wait (5 runs each, same session).
             let unsettled = storage.unsettledTurns > 0
-            let ready = try poller.poll(timeoutMilliseconds: unsettled ? 0 : pollTimeout())
+            let ready = try poller.poll(timeoutMilliseconds: unsettled ? min(1, pollTimeout()) : pollTimeout())
             if unsettled, !ready.contains(where: { $0.contains(.readable) }), model.nextDeadline.map({ $0 > options.clock.now() }) ?? true {
                 try storage.settle()
                 continue
