@@ -152,6 +152,8 @@ final class TurnJournal {
                 default:
                     return nil
                 }
+                // A turn of many small frames (the phone taking a burst) stops here, not encoded whole.
+                guard out.count - TurnJournal.headerBytes <= TurnJournal.maxEntryBytes else { return nil }
             }
             put(UInt32(values.count), &out)
             for (key, value) in values {
