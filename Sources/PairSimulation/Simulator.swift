@@ -275,6 +275,11 @@ public struct Simulator {
     mutating func commitValues(_ node: NodeName) {
         guard !brokenStorage.contains(node) else { return }
         let changed = turns[node]!.changed(node == .watch ? watch.persistentValues() : phone.persistentValues())
+        // What the node loop commits is `changedValues()`: every value that changed since the last
+        // commit must be among them, or a real node would lose it at a kill.
+        let offered = node == .watch ? watch.changedValues() : phone.changedValues()
+        let missed = changed.keys.filter { offered[$0] == nil }
+        precondition(missed.isEmpty, "Invalid state: \(node) changed \(missed.sorted()) without offering them in changedValues()")
         images[node]!.commit([], values: changed)
     }
 

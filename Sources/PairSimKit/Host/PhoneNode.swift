@@ -74,6 +74,7 @@ package struct PhoneNode: NodeModel {
 
     package func stop(now: EmulatedInstant) -> [NodeAction] { platform.stop(now: now) }
     package func persistentValues() -> [String: JSON] { platform.persistentValues() }
+    package mutating func changedValues() -> [String: JSON] { platform.changedValues() }
     package mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
         try platform.restore(state, now: now)
     }

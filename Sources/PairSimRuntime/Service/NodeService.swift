@@ -54,7 +54,12 @@ public struct NodeService: Service {
         if options.fresh { try wipe(data) }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let storage = try JournaledStorage(directory: data)
-        let loop = try NodeLoop(options: options, mailbox: mailbox, model: makeModel(options, boot), storage: storage)
+        try run(model: makeModel(options, boot), options: options, mailbox: mailbox, storage: storage)
+    }
+
+    /// The loop for the model's own type (the existential opened once, here).
+    static func run<Model: NodeModel>(model: Model, options: NodeOptions, mailbox: Mailbox, storage: JournaledStorage) throws {
+        let loop = try NodeLoop(options: options, mailbox: mailbox, model: model, storage: storage)
         defer { loop.close() }
         try loop.run()
     }

@@ -36,34 +36,34 @@ public struct PhonePlatform: NodeModel {
     public internal(set) var records = RecordStore()
 
     // The app's process
-    public internal(set) var app: AppState = .notRunning
-    public internal(set) var locked = false
+    public internal(set) var app: AppState = .notRunning { didSet { touched.insert(.app) } }
+    public internal(set) var locked = false { didSet { touched.insert(.app) } }
     /// The app was on screen when the device locked: unlocking brings it back (R: L1).
-    public internal(set) var frontmostAtLock = false
+    public internal(set) var frontmostAtLock = false { didSet { touched.insert(.app) } }
     var budgetToken: UInt64?
     public internal(set) var budgetEndsAt: EmulatedInstant?
     /// When the app last left the screen.
-    public internal(set) var backgroundSince: EmulatedInstant?
-    public internal(set) var denied: Set<ObjectType>
+    public internal(set) var backgroundSince: EmulatedInstant? { didSet { touched.insert(.app) } }
+    public internal(set) var denied: Set<ObjectType> { didSet { touched.insert(.app) } }
     /// The app's user defaults (`UserDefaults`): kept across launches and node restarts.
-    public internal(set) var defaults = JSONObject()
+    public internal(set) var defaults = JSONObject() { didSet { touched.insert(.defaults) } }
 
     // HealthKit daemon
     /// Observer queries the running app executed, in order.
     public internal(set) var observerQueries: [ObserverQuery] = []
-    public internal(set) var delivery: BackgroundDelivery
+    public internal(set) var delivery: BackgroundDelivery { didSet { touched.insert(.delivery) } }
     /// Completion handlers handed to the app and not called yet: the type, and whether the update was a wake.
     var openCompletions: [Int: (type: ObjectType, wake: Bool)] = [:]
     /// A background launch for this type: the execute callback of its observer is the wake's delivery.
     var wakeOnLaunch: ObjectType?
     /// `miss-completion`: the app's next completion calls per type that PairSim swallows.
-    public internal(set) var missCompletions: [ObjectType: Int] = [:]
+    public internal(set) var missCompletions: [ObjectType: Int] = [:] { didSet { touched.insert(.missCompletions) } }
     /// `fail-next-save`: HealthKit refuses this many of the app's next saves.
-    public internal(set) var saveFailures = 0
+    public internal(set) var saveFailures = 0 { didSet { touched.insert(.saveFailures) } }
     /// Objects that arrived while locked, merged at unlock (R: H4).
     public internal(set) var lockBuffer = HealthObjectsBatch()
     /// Types whose wakes wait for unlock.
-    var deferredUntilUnlock: [ObjectType] = []
+    var deferredUntilUnlock: [ObjectType] = [] { didSet { touched.insert(.deferred) } }
 
     // The boundary with the app
     /// Calls for the app, in order; taken by the driver (`takeAppCalls`).
@@ -78,13 +78,19 @@ public struct PhonePlatform: NodeModel {
 
     /// Records waiting in the CloudKit container until the app runs (R: S4).
     public internal(set) var container = RecordsBatch()
-    var exporter: CloudKitExporter
+    var exporter: CloudKitExporter { didSet { touched.insert(.export) } }
     var exportToken: UInt64?
-    var uuids: UUIDGenerator
+    var uuids: UUIDGenerator { didSet { touched.insert(.uuids) } }
     /// The app's WCSession (R: X1).
     public internal(set) var wc: WCSessionCore
     /// Reply handlers handed to the app for received messages: token → message id.
     var wcReplyTokens: [Int: String] = [:]
+
+    /// The persistent values (`persistentValues()`) whose properties were set since
+    /// `changedValues()` last ran: every property a value is made from marks it in its `didSet`.
+    /// Except `store`, `sync` and `wc`, which are passed `inout` together (an observed property
+    /// cannot be) and are always offered: `sync` changes nearly every turn anyway.
+    var touched = PhoneValues.all
 
     var timers = TimerQueue<Timer>()
     public internal(set) var counters = PhoneCounters()
