@@ -237,6 +237,9 @@ public struct Simulator {
         }
         self.turns[node] = turns
         perform(actions, from: node)
+        // As the node loop commits after its first turn: from here `changedValues()` offers only
+        // what changes, and the next kill checks that it offered every change.
+        if !down.contains(node) { commitValues(node) }
         return true
     }
 

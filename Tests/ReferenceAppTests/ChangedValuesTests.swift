@@ -1,0 +1,50 @@
+import Foundation
+@testable import PairSimCore
+@testable import PairSimKit
+import Testing
+
+@Suite("The phone offers every value that changed")
+struct ChangedValuesTests {
+    /// After every step, each persistent value that differs from the step before must be among
+    /// `changedValues()`: the node loop commits only those (R: K1, S5).
+    @Test("random days of the reference app: every changed value is offered")  // R: K1, S5
+    func everyChangeIsOffered() throws {
+        var random = SplitMix64(seed: 2026)
+        var offeredOnly = 0
+        for run in 0..<4 {
+            var driver = PhoneDriver()
+            var previous = driver.node.persistentValues()
+            _ = driver.node.changedValues()
+            let steps: [(inout PhoneDriver) -> Void] = [
+                { $0.attempt("launch") }, { $0.attempt("background") }, { $0.attempt("foreground") }, { $0.attempt("force-quit") },
+                { $0.attempt("lock") }, { $0.attempt("unlock") }, { $0.attempt("terminate") },
+                { $0.attempt("miss-completion heartRate 1") }, { $0.attempt("fail-next-save") },
+                { $0.attempt("authorize heartRate deny") }, { $0.attempt("authorize heartRate allow") },
+                { $0.attempt("write-sample weight 70") }, { $0.attempt("write-workout running --duration 20m") },
+                { d in d.arrive(HealthObjectsBatch(samples: [d.sample(.heartRate, 80)])) },
+                { d in d.arrive(HealthObjectsBatch(workouts: [d.workout()])) },
+                { $0.advance(.seconds(30)) }, { $0.advance(.minutes(20)) }, { $0.advance(.hours(2)) },
+            ]
+            for step in 0..<300 {
+                steps[Int(random.next() % UInt64(steps.count))](&driver)
+                let now = driver.node.persistentValues()
+                let offered = driver.node.changedValues()
+                for (key, value) in now where previous[key] != value {
+                    #expect(offered[key] != nil, "run \(run) step \(step): \(key) changed but was not offered")
+                }
+                offeredOnly += offered.keys.filter { previous[$0] == now[$0] }.count
+                previous = now
+            }
+        }
+        // The point: most turns offer only a few values, not all of them.
+        #expect(offeredOnly < 4 * 300 * 6, "offered unchanged values \(offeredOnly) times")
+    }
+}
+
+extension PhoneDriver {
+    /// Runs a command whether or not the state allows it (a refusal changes nothing).
+    mutating func attempt(_ text: String) {
+        events += node.handle(commandText: text, now: now).actions.events
+        advance(.zero)
+    }
+}
