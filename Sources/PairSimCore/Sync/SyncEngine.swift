@@ -121,7 +121,7 @@ public struct SyncEngine: Sendable {
 
     /// Earliest instant at which `advance` has work.
     public var nextDeadline: EmulatedInstant? {
-        Channel.allCases.compactMap { outbound[$0]!.nextDeadline }.min()
+        outbound.values.reduce(nil) { $0.earliest($1.nextDeadline) }
     }
 
     /// Releases delayed messages, retransmits, ends partitions.

@@ -35,3 +35,13 @@ public struct EmulatedInstant: Hashable, Comparable, Sendable, CustomStringConve
         return (negative ? "-" : "") + (d > 0 ? "\(d)d \(clock)" : clock)
     }
 }
+
+extension Optional where Wrapped == EmulatedInstant {
+    /// The earlier of two optional instants (nil: none); for deadlines read every loop turn,
+    /// without building an array to take its `min()`.
+    public func earliest(_ other: EmulatedInstant?) -> EmulatedInstant? {
+        guard let self else { return other }
+        guard let other else { return self }
+        return Swift.min(self, other)
+    }
+}

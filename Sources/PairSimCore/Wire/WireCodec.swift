@@ -50,7 +50,14 @@ public enum WireCodec {
         guard frames.count == 2 else {
             throw WireError(.frameCount, "expected 2 frames (topic, envelope), got \(frames.count)")
         }
-        guard let topic = String(validating: frames[0], as: UTF8.self) else {
+        // Every topic is ASCII: checked byte by byte first, as `String(validating:)` alone took
+        // ~2.5 µs of the phone's one-sample turn for a 10-byte topic.
+        let topic: String
+        if frames[0].allSatisfy({ $0 < 0x80 }) {
+            topic = String(decoding: frames[0], as: UTF8.self)
+        } else if let text = String(validating: frames[0], as: UTF8.self) {
+            topic = text
+        } else {
             throw WireError(.unknownTopic, "topic frame is not UTF-8 (\(frames[0].count) bytes)")
         }
         return try decode(WireFrame(topic: topic, payload: frames[1]), limits: limits)

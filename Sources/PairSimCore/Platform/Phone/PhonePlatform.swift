@@ -117,7 +117,7 @@ public struct PhonePlatform: NodeModel {
     public var reads: HealthReads { HealthReads(store: store, denied: denied) }
 
     public var nextDeadline: EmulatedInstant? {
-        [sync.nextDeadline, timers.peekDeadline, wc.nextDeadline].compactMap { $0 }.min()
+        sync.nextDeadline.earliest(timers.peekDeadline).earliest(wc.nextDeadline)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {

@@ -51,9 +51,10 @@ public struct WCSessionCore: Sendable {
 
     /// Earliest instant with work: a stall ending, a message timing out.
     public var nextDeadline: EmulatedInstant? {
-        let stall = outgoing.first.flatMap { $0.seq == nil ? $0.stalledUntil : nil }
-        return ([stall] + pending.map(\.deadline) + inbox.filter { $0.kind == .message }.map { $0.sentAt + config.messageTimeout })
-            .compactMap { $0 }.min()
+        var earliest = outgoing.first.flatMap { $0.seq == nil ? $0.stalledUntil : nil }
+        for request in pending { earliest = earliest.earliest(request.deadline) }
+        for item in inbox where item.kind == .message { earliest = earliest.earliest(item.sentAt + config.messageTimeout) }
+        return earliest
     }
 
     // MARK: Reachability
