@@ -13,6 +13,7 @@ struct CZeroMQSide: ParsableCommand {
     @Option var endpoint: String
     @Option var count = 1_000_000
     @Option var size = 100
+    @Option var peer: String?
 
     func run() throws {
         switch role {
@@ -23,9 +24,33 @@ struct CZeroMQSide: ParsableCommand {
         case "pub":
             let status = pairsim_c_zmq_pub(endpoint, Int64(count), size, 300)
             guard status == 0 else { throw BenchError("c-zmq pub to \(endpoint) failed (\(status))") }
+        case "echo-watch":
+            guard pairsim_c_zmq_echo_watch(endpoint, peer ?? "", Int64(count), 500, 3_000) == 0 else { throw BenchError("echo watch on \(endpoint) failed") }
+        case "echo-phone":
+            guard pairsim_c_zmq_echo_phone(endpoint, peer ?? "", Int64(count)) == 0 else { throw BenchError("echo phone on \(endpoint) failed") }
         default:
-            throw ValidationError("--role must be sub or pub, got \(role)")
+            throw ValidationError("--role must be sub, pub, echo-watch or echo-phone, got \(role)")
         }
+    }
+
+    /// The latency probe's topology in C with no work at either end (`zmq_echo.c`): a "watch"
+    /// process, a "phone" process acknowledging each frame at once, and this process timing each
+    /// ack from its frame's arrival, as `SyncBench.singleSampleLatency` does; microseconds.
+    static func echoFloor(watch: String, phone: String, count: Int) throws -> [Double] {
+        let bench = Bundle.main.executablePath ?? CommandLine.arguments[0]
+        let phoneSide = try ChildProcess(name: "c-zmq echo phone", executable: bench, arguments: [
+            "c-zmq", "--role", "echo-phone", "--endpoint", phone, "--peer", watch, "--count", String(count)], output: .errorsOnly)
+        // The watch waits 500 ms for every subscription before its first frame; the probe connects now.
+        let watchSide = try ChildProcess(name: "c-zmq echo watch", executable: bench, arguments: [
+            "c-zmq", "--role", "echo-watch", "--endpoint", watch, "--peer", phone, "--count", String(count)], output: .errorsOnly)
+        var latencies = [Double](repeating: 0, count: count)
+        let measured = latencies.withUnsafeMutableBufferPointer { pairsim_c_zmq_echo_probe(watch, phone, Int64(count), $0.baseAddress) }
+        watchSide.waitUntilExit()
+        phoneSide.waitUntilExit()
+        guard measured > count / 2, watchSide.terminationStatus == 0, phoneSide.terminationStatus == 0 else {
+            throw BenchError("the C echo floor measured \(measured) of \(count) acks (watch exited \(watchSide.terminationStatus), phone \(phoneSide.terminationStatus))")
+        }
+        return Array(latencies.prefix(Int(measured)))
     }
 
     /// Messages per second from a receiving C process to a sending one (tcp `endpoint`): the

@@ -22,7 +22,7 @@ struct SyncBench: ParsableCommand {
     var rounds = 300
 
     func run() throws {
-        let port = 17_000 + Int(getpid() % 1_000) * 4
+        let port = 17_000 + Int(getpid() % 1_000) * 6
         report("== sync benchmark (release build, tcp loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         // The baseline: two C processes, as ZeroMQ's local_thr/remote_thr, with PUB/SUB.
         let c = try CZeroMQSide.throughput(endpoint: "tcp://127.0.0.1:\(port + 3)", count: messages, size: 100)
@@ -31,6 +31,9 @@ struct SyncBench: ParsableCommand {
         report("raw ZeroMQ PUB/SUB through the wrapper, in one process: \(messages) × 100 B in one direction: \(human(raw)) msg/s")
         let rawLatency = try ZeroMQBench.latency(endpoint: "tcp://127.0.0.1:\(port + 1)", count: rounds * 10)
         report("raw ZeroMQ one-way latency: p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs")
+        // Context for the single-sample latency: the same three processes and fan-out with no work.
+        let echo = try CZeroMQSide.echoFloor(watch: "tcp://127.0.0.1:\(port + 4)", phone: "tcp://127.0.0.1:\(port + 5)", count: rounds)
+        report("C echo in the probe's topology (watch, phone acknowledging at once, this probe; no work): p50 \(format(percentile(echo, 0.5), 1)) µs, p99 \(format(percentile(echo, 0.99), 1)) µs")
 
         let pair = try BenchPair(name: "sync", yamlExtra: "", basePort: port + 2)
         defer { pair.stop() }
@@ -47,6 +50,7 @@ struct SyncBench: ParsableCommand {
         report("PairSim single sample, zero configured latency, watch publish → phone acknowledgement (durable): p50 \(format(percentile(latency, 0.5) / 1_000, 2)) ms, p99 \(format(percentile(latency, 0.99) / 1_000, 2)) ms, max \(format(latency.max()! / 1_000, 1)) ms over \(latency.count) round(s)"
                + (overtaken > 0 ? " (\(overtaken) left out: the ack reached this process before the frame)" : "")
                + " (raw one-way p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs; goal: p50 ≤ 3× raw)")
+        report("  p50 ratio to raw one-way: \(format(percentile(latency, 0.5) / percentile(rawLatency, 0.5), 2)) (goal ≤ 3); to the C echo: \(format(percentile(latency, 0.5) / percentile(echo, 0.5), 2))")
     }
 
     /// Times each sample from its frame on the watch's PUB to the phone's ack on the phone's PUB.

@@ -17,4 +17,11 @@ size_t pairsim_c_bucket_means(const int64_t *times, const double *values, size_t
 /// subscription, sends `count` messages and returns 0 when all are out (negative on error).
 int64_t pairsim_c_zmq_sub(const char *endpoint, int64_t count, size_t size);
 int pairsim_c_zmq_pub(const char *endpoint, int64_t count, size_t size, int settle_ms);
+/// The latency probe's topology with no work at either end (zmq_echo.c): a "watch" publishing a
+/// numbered 300-byte frame every `gap_us` and hearing the acks, a "phone" acknowledging each at
+/// once, and the probe timing each ack from its frame's arrival (fills `microseconds`, returns
+/// how many it measured).
+int pairsim_c_zmq_echo_watch(const char *publish, const char *peer, int64_t count, int settle_ms, int gap_us);
+int pairsim_c_zmq_echo_phone(const char *publish, const char *peer, int64_t count);
+int64_t pairsim_c_zmq_echo_probe(const char *watch, const char *phone, int64_t count, double *microseconds);
 #endif
