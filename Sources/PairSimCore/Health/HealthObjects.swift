@@ -26,11 +26,17 @@ public struct ObjectSource: Hashable, Sendable, CustomStringConvertible {
     /// longer than 24 bytes are cut (use `parse` to refuse them instead).
     public init(name: String) {
         let spelled = name == "watch" ? "watch-app" : name == "phone" ? "phone-app" : name
-        var bytes = [UInt8](repeating: 0, count: 24)
-        for (index, byte) in spelled.utf8.prefix(Self.maxNameBytes).enumerated() { bytes[index] = byte }
-        (a, b, c) = bytes.withUnsafeBytes { ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
-                                             $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                                             $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self)) }
+        // Straight into the three words: a [UInt8] buffer here was ~1.5 µs of each decoded batch.
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in
+            var index = 0
+            for byte in spelled.utf8 {
+                guard index < Self.maxNameBytes else { break }
+                raw[index] = byte
+                index += 1
+            }
+        }
+        (a, b, c) = words
     }
 
     /// A source name cut to at most 24 bytes at a character boundary (an Apple Health export's
