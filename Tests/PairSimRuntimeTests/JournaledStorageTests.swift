@@ -23,12 +23,15 @@ struct JournaledStorageTests {
             _ = try turns.boot(&watch, from: try storage.load(), now: .zero)
         }
 
-        mutating func run(_ text: String) throws {
+        /// Returns whether the turn committed anything.
+        @discardableResult
+        mutating func run(_ text: String) throws -> Bool {
             seconds += 10
             let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
             #expect(result.ok, "\(text): \(result.reply)")
             let turn = turns.turn(result.actions, values: watch.persistentValues())
             if turn.needsCommit { try storage.commit(turn.operations, values: turn.values) }
+            return turn.needsCommit
         }
 
         /// A watch restored from what is durable now, as a restarted node would be.
@@ -80,15 +83,18 @@ struct JournaledStorageTests {
                 command = running ? "finish-workout" : "start-workout running"
                 running.toggle()
             }
-            try driven.run(command)
-            if driven.storage.unsettledTurns > before { journaled += 1 } else { direct += 1 }
+            if try driven.run(command) {
+                if driven.storage.unsettledTurns > before { journaled += 1 } else { direct += 1 }
+            }
             switch random.next() % 10 {
             case 0, 1, 2: try driven.storage.settle()
             case 3:
-                // Killed: the open storage is dropped as it is, and a new one restores the watch.
-                Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "step \(step)")
+                // Killed: the open storage is dropped as it is; a new one replays the journal,
+                // restores the watch, and takes the turns after (its sync diffs start from the replay).
                 driven.storage = try JournaledStorage(directory: directory)
-                _ = try driven.storage.load()
+                var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2")
+                try restored.restore(try driven.storage.load(), now: .zero + .seconds(driven.seconds))
+                Self.expectSame(restored, driven.watch, "step \(step)")
             default: break
             }
         }
@@ -123,6 +129,22 @@ struct JournaledStorageTests {
         Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after the restart")
     }
 
+    @Test("reading stops at the first entry that is not the next turn: what lies behind the newest entries is never applied")  // R: K1
+    func readingStopsAtAGap() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try TurnJournal(path: directory + "/turns.journal")
+        for turn: UInt64 in [5, 6, 9, 10] {
+            try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [.purgeTombstones(throughAnchor: Int64(turn))], values: [:])))
+        }
+        #expect(try journal.entries(after: 4).map(\.turn) == [5, 6])
+        #expect(try journal.entries(after: 5).map(\.turn) == [6])
+        // Overwritten from the start after a settling: the new turn 7, then the old 6, 9, 10 behind it.
+        journal.restart()
+        try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: ["k": .int(7)])))
+        #expect(try journal.entries(after: 6).map(\.turn) == [7])
+    }
+
     @Test("a journal that does not belong to the database is refused, naming the file")  // R: K1
     func foreignJournal() throws {
         let directory = try Self.temporaryDirectory()
@@ -154,7 +176,11 @@ struct JournaledStorageTests {
                                                createdAt: .zero, summary: [:])),
             .outboxRemove(.healthkit, [3, 4, 1 << 40]), .purgeTombstones(throughAnchor: -1),
         ]
-        let values: [String: JSON] = ["sync": .object(["a": .array([.int(1), .double(2.5), .string("x"), .null, .bool(true)])]), "store.anchor": .int(12)]
+        // A WatchConnectivity payload may be 30 levels deep on the wire, and sits 3 deeper in `wc`.
+        var deep = JSON.object(["leaf": .int(1)])
+        for _ in 0..<40 { deep = .object(["a": deep]) }
+        let values: [String: JSON] = ["sync": .object(["a": .array([.int(1), .double(2.5), .string("x"), .null, .bool(true)])]),
+                                      "store.anchor": .int(12), "wc": deep]
         let journal = try TurnJournal(path: directory + "/turns.journal")
         try journal.append(try #require(TurnJournal.Entry.encode(turn: 5, operations: operations, values: values)))
         let entries = try journal.entries(after: 4)

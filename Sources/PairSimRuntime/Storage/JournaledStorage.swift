@@ -22,6 +22,7 @@ final class JournaledStorage: NodeStorage {
     private(set) var unsettledTurns = 0
     /// The number of the last turn committed (turns count up across restarts).
     private var turn: UInt64 = 0
+    private var loaded = false
 
     static let maxUnsettledTurns = 256
 
@@ -29,7 +30,6 @@ final class JournaledStorage: NodeStorage {
     init(directory: String) throws {
         database = try SQLiteStorage(path: directory + "/state.sqlite")
         journal = try TurnJournal(path: directory + "/turns.journal")
-        turn = try database.journaledThrough()
     }
 
     /// Writes the journal's turns that are not in SQLite yet into it, then reads everything back.
@@ -48,10 +48,13 @@ final class JournaledStorage: NodeStorage {
             turn = last.turn
         }
         journal.restart()
+        loaded = true
         return try database.load()
     }
 
     func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
+        // Before `load`, the journal may hold turns not yet in SQLite that this would overwrite.
+        precondition(loaded, "Invalid state: a turn committed before the node's storage was loaded")
         turn += 1
         if unsettledTurns < Self.maxUnsettledTurns,
            let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {

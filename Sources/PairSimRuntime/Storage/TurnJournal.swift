@@ -251,7 +251,11 @@ final class TurnJournal {
 
         mutating func json() throws -> JSON {
             let at = offset
-            do { return try JSONParser().parse(try bytes()) } catch let error as JSONError {
+            // Written by this process and checked by the checksum: nested deeper than the wire
+            // allows (a 30-level WatchConnectivity payload inside the `wc` value is 33 deep).
+            var parser = JSONParser()
+            parser.maxDepth = 256
+            do { return try parser.parse(try bytes()) } catch let error as JSONError {
                 throw self.error("a value at byte \(at) is not JSON: \(error)")
             }
         }
