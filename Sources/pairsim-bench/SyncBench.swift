@@ -29,12 +29,6 @@ struct SyncBench: ParsableCommand {
         report("raw libzmq PUB/SUB between two C processes: \(messages) × 100 B: \(human(c)) msg/s (the baseline)")
         let raw = try ZeroMQBench.throughput(endpoint: "tcp://127.0.0.1:\(port)", count: messages, size: 100)
         report("raw ZeroMQ PUB/SUB through the wrapper, in one process: \(messages) × 100 B in one direction: \(human(raw)) msg/s")
-        let rawLatency = try ZeroMQBench.latency(endpoint: "tcp://127.0.0.1:\(port + 1)", count: rounds * 10)
-        report("raw ZeroMQ one-way latency: p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs")
-        // Context for the single-sample latency: the same three processes and fan-out with no work.
-        let echo = try CZeroMQSide.echoFloor(watch: "tcp://127.0.0.1:\(port + 4)", phone: "tcp://127.0.0.1:\(port + 5)", count: rounds)
-        report("C echo in the probe's topology (watch, phone acknowledging at once, this probe; no work): p50 \(format(percentile(echo, 0.5), 1)) µs, p99 \(format(percentile(echo, 0.99), 1)) µs")
-
         let pair = try BenchPair(name: "sync", yamlExtra: "", basePort: port + 2)
         defer { pair.stop() }
         let total = try pair.writeSamplesAcknowledged(samples)
@@ -45,12 +39,27 @@ struct SyncBench: ParsableCommand {
         let rate = Double(samples) / total
         report("PairSim end to end: \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rate)) samples/s")
         report("  ratio to the C baseline: \(format(rate / c, 3)) (goal: ≥ 0.33 and ≥ 1 M samples/s durable); to the wrapper in one process: \(format(rate / raw, 3))")
-        let (latency, overtaken) = try singleSampleLatency(pair)
+        // The three latencies in interleaved blocks, so that a change in the machine's load between
+        // them (±30 % within minutes on a shared 2-core machine) does not skew their ratios.
+        let blocks = 5, share = max(1, rounds / blocks)
+        var rawLatency: [Double] = [], echo: [Double] = [], latency: [Double] = []
+        var overtaken = 0
+        for _ in 0..<blocks {
+            rawLatency += try ZeroMQBench.latency(endpoint: "tcp://127.0.0.1:\(port + 1)", count: share * 10)
+            // Context for the single-sample latency: the same three processes and fan-out, no work.
+            echo += try CZeroMQSide.echoFloor(watch: "tcp://127.0.0.1:\(port + 4)", phone: "tcp://127.0.0.1:\(port + 5)", count: max(share, 20))
+            let (measured, left) = try singleSampleLatency(pair, rounds: share)
+            latency += measured
+            overtaken += left
+        }
+        report("raw ZeroMQ one-way latency: p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs")
+        report("C echo in the probe's topology (watch, phone acknowledging at once, this probe; no work): p50 \(format(percentile(echo, 0.5), 1)) µs, p99 \(format(percentile(echo, 0.99), 1)) µs")
         guard !latency.isEmpty else { throw BenchError("every ack overtook its frame on the way to this process: no latency measured") }
-        report("PairSim single sample, zero configured latency, watch publish → phone acknowledgement (durable): p50 \(format(percentile(latency, 0.5) / 1_000, 2)) ms, p99 \(format(percentile(latency, 0.99) / 1_000, 2)) ms, max \(format(latency.max()! / 1_000, 1)) ms over \(latency.count) round(s)"
+        report("PairSim single sample, zero configured latency, watch publish → phone acknowledgement (durable): p50 \(format(percentile(latency, 0.5), 1)) µs, p99 \(format(percentile(latency, 0.99), 1)) µs, max \(format(latency.max()! / 1_000, 1)) ms over \(latency.count) round(s)"
                + (overtaken > 0 ? " (\(overtaken) left out: the ack reached this process before the frame)" : "")
                + " (raw one-way p50 \(format(percentile(rawLatency, 0.5), 1)) µs, p99 \(format(percentile(rawLatency, 0.99), 1)) µs; goal: p50 ≤ 3× raw)")
-        report("  p50 ratio to raw one-way: \(format(percentile(latency, 0.5) / percentile(rawLatency, 0.5), 2)) (goal ≤ 3); to the C echo: \(format(percentile(latency, 0.5) / percentile(echo, 0.5), 2))")
+        report("  p50 ratio to raw one-way: \(format(percentile(latency, 0.5) / percentile(rawLatency, 0.5), 2)) (goal ≤ 3); to the C echo: \(format(percentile(latency, 0.5) / percentile(echo, 0.5), 2))"
+               + " (\(blocks) interleaved blocks of each)")
     }
 
     /// Times each sample from its frame on the watch's PUB to the phone's ack on the phone's PUB.
@@ -58,7 +67,7 @@ struct SyncBench: ParsableCommand {
     /// it acknowledges: acks are kept (highest `upTo` and when it came) whatever the order, and a
     /// round whose ack overtook its frame is counted and left out of the latencies (its one-way
     /// time cannot be read here) rather than waited on until a timeout.
-    func singleSampleLatency(_ pair: BenchPair) throws -> (latencies: [Double], overtaken: Int) {
+    func singleSampleLatency(_ pair: BenchPair, rounds: Int) throws -> (latencies: [Double], overtaken: Int) {
         let context = try Context()
         let watchFeed = try Socket(context, .sub)
         try watchFeed.subscribe("hk.")
