@@ -25,6 +25,16 @@ static void *subscriber(void *context, const char *endpoint) {
     return socket;
 }
 
+/* Closes both sockets without waiting for unsent messages, then the context. */
+static void end(void *context, void *a, void *b) {
+    int linger = 0;
+    zmq_setsockopt(a, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(b, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(a);
+    zmq_close(b);
+    zmq_ctx_term(context);
+}
+
 /* Reads one two-part message; returns the first 8 bytes of its second part (the frame's number). */
 static int receive_numbered(void *socket, int64_t *number) {
     char topic[64], body[512];
@@ -52,12 +62,7 @@ int pairsim_c_zmq_echo_watch(const char *publish, const char *peer, int64_t coun
         while (zmq_poll(&(zmq_pollitem_t){acks, 0, ZMQ_POLLIN, 0}, 1, 0) > 0) receive_numbered(acks, &number);
     }
     usleep(200000);
-    int linger = 0;
-    zmq_setsockopt(out, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(acks, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_close(out);
-    zmq_close(acks);
-    zmq_ctx_term(context);
+    end(context, out, acks);
     return 0;
 }
 
@@ -77,12 +82,7 @@ int pairsim_c_zmq_echo_phone(const char *publish, const char *peer, int64_t coun
         zmq_send(out, "ack.hk", 6, ZMQ_SNDMORE);
         zmq_send(out, ack, sizeof ack, 0);
     }
-    int linger = 0;
-    zmq_setsockopt(out, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(frames, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_close(out);
-    zmq_close(frames);
-    zmq_ctx_term(context);
+    end(context, out, frames);
     return 0;
 }
 
@@ -103,8 +103,6 @@ int64_t pairsim_c_zmq_echo_probe(const char *watch, const char *phone, int64_t c
         }
     }
     free(seen);
-    int linger = 0;
-    for (int i = 0; i < 2; i++) { zmq_setsockopt(items[i].socket, ZMQ_LINGER, &linger, sizeof linger); zmq_close(items[i].socket); }
-    zmq_ctx_term(context);
+    end(context, items[0].socket, items[1].socket);
     return measured;
 }

@@ -18,7 +18,7 @@ final class NodeLoop<Model: NodeModel> {
     let options: NodeOptions
     let mailbox: Mailbox
     var model: Model
-    let storage: any NodeStorage
+    let storage: JournaledStorage
     let sink: EventSink
     let context: Context
     let publisher: Socket
@@ -30,7 +30,7 @@ final class NodeLoop<Model: NodeModel> {
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
     let receiveBatch = 2_048
 
-    init(options: NodeOptions, mailbox: Mailbox, model: Model, storage: any NodeStorage) throws {
+    init(options: NodeOptions, mailbox: Mailbox, model: Model, storage: JournaledStorage) throws {
         self.options = options
         self.mailbox = mailbox
         self.model = model
@@ -181,14 +181,11 @@ final class NodeLoop<Model: NodeModel> {
         return actions
     }
 
-    static var maxCommandBytes: Int { NodeProcess.maxCommandBytes }
-    static var processCommands: [CommandSpec] { NodeProcess.processCommands }
-
     /// Commands handled by the process itself rather than the model: `ping`, `shutdown`, and the
     /// two lines they add to `help`.
     func handle(bytes: [UInt8]) -> CommandResult {
-        guard bytes.count <= Self.maxCommandBytes else {
-            return CommandResult(ok: false, reply: "command too long: \(bytes.count) bytes (the limit is \(Self.maxCommandBytes))")
+        guard bytes.count <= NodeProcess.maxCommandBytes else {
+            return CommandResult(ok: false, reply: "command too long: \(bytes.count) bytes (the limit is \(NodeProcess.maxCommandBytes))")
         }
         let trimmed = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         switch trimmed {
@@ -200,7 +197,7 @@ final class NodeLoop<Model: NodeModel> {
         default:
             var result = model.handleLogged(commandText: trimmed, now: options.clock.now())
             if trimmed == "help", result.ok {
-                result.reply += "\n" + CommandGrammar.help(Self.processCommands, node: options.node).split(separator: "\n").dropFirst().joined(separator: "\n")
+                result.reply += "\n" + CommandGrammar.help(NodeProcess.processCommands, node: options.node).split(separator: "\n").dropFirst().joined(separator: "\n")
             }
             return result
         }

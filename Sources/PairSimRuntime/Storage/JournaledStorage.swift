@@ -36,17 +36,9 @@ final class JournaledStorage: NodeStorage {
     func load() throws -> PersistedState {
         let through = try database.journaledThrough()
         let entries = try journal.entries(after: through)
-        turn = through
-        if let last = entries.last {
-            var operations: [PersistOp] = []
-            var values: [String: JSON] = [:]
-            for entry in entries {
-                operations += entry.operations
-                values.merge(entry.values) { $1 }
-            }
-            try database.commit(operations, values: values, throughTurn: last.turn)
-            turn = last.turn
-        }
+        for entry in entries { hold(entry.operations, entry.values) }
+        turn = entries.last?.turn ?? through
+        try settle()
         journal.restart()
         loaded = true
         return try database.load()
@@ -59,9 +51,7 @@ final class JournaledStorage: NodeStorage {
         if unsettledTurns < Self.maxUnsettledTurns,
            let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {
             try journal.append(entry)
-            self.operations += operations
-            self.values.merge(values) { $1 }
-            unsettledTurns += 1
+            hold(operations, values)
             return
         }
         try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn)
@@ -72,6 +62,13 @@ final class JournaledStorage: NodeStorage {
         guard unsettledTurns > 0 else { return }
         try database.commit(operations, values: values, throughTurn: turn)
         forgetSettled()
+    }
+
+    /// A durable turn not yet in SQLite.
+    private func hold(_ operations: [PersistOp], _ values: [String: JSON]) {
+        self.operations += operations
+        self.values.merge(values) { $1 }
+        unsettledTurns += 1
     }
 
     private func forgetSettled() {

@@ -7,16 +7,6 @@ protocol NodeStorage {
     func load() throws -> PersistedState
     /// Makes `operations` and the changed `values` durable, atomically.
     func commit(_ operations: [PersistOp], values: [String: JSON]) throws
-    /// Durable turns not yet in their final place (`JournaledStorage`): the loop calls `settle`
-    /// when it has nothing else to do.
-    var unsettledTurns: Int { get }
-    /// Moves every durable turn to its final place.
-    func settle() throws
-}
-
-extension NodeStorage {
-    var unsettledTurns: Int { 0 }
-    func settle() throws {}
 }
 
 /// Keeps nothing: for runs that need not survive a restart.

@@ -138,7 +138,7 @@ final class TurnJournal {
                     put(bytes: Array(record.frame.topic.utf8), &out)
                     put(bytes: record.frame.payload, &out)
                     put(UInt64(bitPattern: record.createdAt.milliseconds), &out)
-                    put(bytes: JSONWriter.bytes(.object(record.summary)), &out)
+                    put(json: .object(record.summary), &out)
                     out.append(record.samplesAnchor == nil ? 0 : 1)
                     put(UInt64(bitPattern: record.samplesAnchor ?? 0), &out)
                 case .outboxRemove(let channel, let seqs):
@@ -158,7 +158,7 @@ final class TurnJournal {
             put(UInt32(values.count), &out)
             for (key, value) in values {
                 put(bytes: Array(key.utf8), &out)
-                put(bytes: JSONWriter.bytes(value), &out)
+                put(json: value, &out)
             }
             let length = out.count - TurnJournal.headerBytes
             guard length <= TurnJournal.maxEntryBytes else { return nil }
@@ -221,6 +221,15 @@ final class TurnJournal {
         static func put(bytes: [UInt8], _ out: inout [UInt8]) {
             put(UInt32(bytes.count), &out)
             out.append(contentsOf: bytes)
+        }
+
+        /// Written in place after its length (filled in after), not into an array of its own first.
+        static func put(json: JSON, _ out: inout [UInt8]) {
+            let mark = out.count
+            put(UInt32(0), &out)
+            JSONWriter.write(json, into: &out)
+            let length = UInt32(out.count - mark - 4).littleEndian
+            out.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: mark, as: UInt32.self) }
         }
     }
 
