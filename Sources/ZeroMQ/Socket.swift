@@ -133,7 +133,10 @@ public final class Socket {
     /// Receives a whole multipart message; nil when nothing is waiting (with `dontWait`) or on timeout.
     public func receiveMultipart(dontWait: Bool = false) throws(ZMQError) -> [[UInt8]]? {
         guard let first = try receiveFrame(dontWait: dontWait) else { return nil }
-        var frames = [first.bytes]
+        var frames: [[UInt8]] = []
+        // Every PairSim message is two frames: room for both at once, not a regrowth per message.
+        frames.reserveCapacity(2)
+        frames.append(first.bytes)
         var more = first.more
         while more {
             // The remaining frames of a multipart message are already here: never blocks.
