@@ -16,14 +16,17 @@ public struct JSONParser {
 
     /// Parses one JSON value filling the whole input (surrounding whitespace allowed).
     public func parse(_ bytes: [UInt8]) throws(JSONError) -> JSON {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) -> JSON in
-            var reader = Reader(bytes: buffer, maxDepth: maxDepth, maxCount: maxContainerCount)
-            reader.skipWhitespace()
-            let value = try reader.value(depth: 0)
-            reader.skipWhitespace()
-            if reader.index != buffer.count { throw reader.error("unexpected data after the value") }
-            return value
-        }
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) -> JSON in try parse(buffer) }
+    }
+
+    /// Parses one JSON value filling the whole of `buffer` (surrounding whitespace allowed).
+    public func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSON {
+        var reader = Reader(bytes: buffer, maxDepth: maxDepth, maxCount: maxContainerCount)
+        reader.skipWhitespace()
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        if reader.index != buffer.count { throw reader.error("unexpected data after the value") }
+        return value
     }
 
     /// Parses a UTF-8 string.

@@ -154,10 +154,26 @@ extension SyncEngine {
     }
 
     func ackFrame(_ channel: Channel, window: InboundWindow, now: EmulatedInstant) -> WireFrame {
-        let selective = window.above.sorted().prefix(Self.maxSelective).map { JSON.int(Int64($0)) }
-        return WireCodec.encode(Envelope(
-            from: node, stream: window.stream, seq: 0, sentAt: now, channel: channel, kind: .ack,
-            body: ["upTo": .int(Int64(window.cumulative)), "selective": .array(Array(selective))]))
+        WireCodec.encode(Envelope(from: node, stream: window.stream, seq: 0, sentAt: now, channel: channel, kind: .ack, body: [:]),
+                         body: Self.ackBody(window))
+    }
+
+    /// `{"upTo":…,"selective":[…]}` written directly, the bytes `JSONWriter` writes for that tree
+    /// (the tree and its writing were ~3 µs of the phone's one-sample turn, before its ack).
+    static func ackBody(_ window: InboundWindow) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(32)
+        body.append(contentsOf: #"{"upTo":"#.utf8)
+        JSONWriter.writeInt(Int64(window.cumulative), into: &body)
+        body.append(contentsOf: #","selective":["#.utf8)
+        if !window.above.isEmpty {
+            for (index, seq) in window.above.sorted().prefix(Self.maxSelective).enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                JSONWriter.writeInt(Int64(seq), into: &body)
+            }
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
     }
 
     mutating func handleAck(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> (Inbound, [NodeAction]) {
