@@ -109,9 +109,13 @@ struct JournaledStorageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var driven = try Driven(directory)
         for value in [70, 71, 72] { try driven.run("write-sample hr \(value)") }
+        // The last entry's final 7 bytes never reached the file (zeros, as in the reserved part).
         let path = directory + "/turns.journal"
-        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
-        #expect(truncate(path, off_t(size - 7)) == 0)
+        let end = driven.storage.journal.end
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seek(toOffset: UInt64(end - 7))
+        try file.write(contentsOf: [UInt8](repeating: 0, count: 7))
+        try file.close()
         let state = try JournaledStorage(directory: directory).load()
         #expect(state.samples.map(\.0.value) == [70, 71])
     }
@@ -143,6 +147,22 @@ struct JournaledStorageTests {
         journal.restart()
         try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: ["k": .int(7)])))
         #expect(try journal.entries(after: 6).map(\.turn) == [7])
+    }
+
+    @Test("entries past the mapped part of the file are written and read like the ones in it")  // R: K1
+    func pastTheMapping() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try TurnJournal(path: directory + "/turns.journal")
+        let big = JSON.string(String(repeating: "x", count: 15_000))
+        var turn: UInt64 = 0
+        while journal.end <= TurnJournal.mappedBytes + 40_000 {
+            turn += 1
+            try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [], values: ["k": big])))
+        }
+        let read = try TurnJournal(path: directory + "/turns.journal").entries(after: 0)
+        #expect(read.map(\.turn) == Array(1...turn))
+        #expect(read.allSatisfy { $0.values["k"] == big })
     }
 
     @Test("a journal that does not belong to the database is refused, naming the file")  // R: K1
