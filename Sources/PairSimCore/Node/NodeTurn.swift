@@ -58,8 +58,10 @@ public struct NodeTurns: Sendable {
     /// The values that differ from the last commit, now counted as committed.
     public mutating func changed(_ values: [String: JSON]) -> [String: JSON] {
         var changed: [String: JSON] = [:]
-        for (key, value) in values where committed[key] != value { changed[key] = value }
-        committed.merge(changed) { $1 }
+        for (key, value) in values where committed[key] != value {
+            changed[key] = value
+            committed[key] = value
+        }
         return changed
     }
 }

@@ -62,12 +62,15 @@ public struct WatchModel: NodeModel {
     public var nextDeadline: EmulatedInstant? {
         // Work that needs room in an outbox waits for an acknowledgement, not a busy loop.
         let healthRoom = sync.hasRoom(.healthkit), cloudRoom = sync.hasRoom(.cloudkit)
-        return [sync.nextDeadline, cloudRoom ? exporter.nextExportAt : nil, nextRestingAt,
-                healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil,
-                healthRoom ? bulk.map { _ in EmulatedInstant.zero } : nil,
-                healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil }, wc.nextDeadline,
-                sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt)]
-            .compactMap { $0 }.min()
+        // Combined without an array: the loop reads this twice a turn.
+        return sync.nextDeadline
+            .earliest(cloudRoom ? exporter.nextExportAt : nil)
+            .earliest(nextRestingAt)
+            .earliest(healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil)
+            .earliest(healthRoom && bulk != nil ? EmulatedInstant.zero : nil)
+            .earliest(healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil })
+            .earliest(wc.nextDeadline)
+            .earliest(sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt))
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
