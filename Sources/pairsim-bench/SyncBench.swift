@@ -62,6 +62,20 @@ struct SyncBench: ParsableCommand {
                + " (\(blocks) interleaved blocks of each)")
     }
 
+    /// The integer after the first `key` (with its quotes and colon) in an envelope's bytes: inside
+    /// a JSON string every quote is escaped, so the first match is the member itself. A full JSON
+    /// parse here ran while the phone worked on the frame, on one of the same two cores.
+    static func integer(after key: String, in bytes: [UInt8]) -> Int64? {
+        let key = Array(key.utf8)
+        guard bytes.count > key.count else { return nil }
+        for start in 0...(bytes.count - key.count) where bytes[start] == key[0] && bytes[start..<(start + key.count)].elementsEqual(key) {
+            var value: Int64 = 0, index = start + key.count
+            while index < bytes.count, (48...57).contains(bytes[index]) { value = value * 10 + Int64(bytes[index] - 48); index += 1 }
+            return index > start + key.count ? value : nil
+        }
+        return nil
+    }
+
     /// Times each sample from its frame on the watch's PUB to the phone's ack on the phone's PUB.
     /// The two feeds are separate connections, so the ack can reach this process before the frame
     /// it acknowledges: acks are kept (highest `upTo` and when it came) whatever the order, and a
@@ -98,11 +112,13 @@ struct SyncBench: ParsableCommand {
                 let ready = try poller.poll(timeoutMilliseconds: 100)
                 while let frames = try watchFeed.receiveMultipart(dontWait: true) {
                     sentAt = monotonicNanoseconds()
-                    sentSeq = try JSONParser().parse(frames[1])["seq"]?.intValue
+                    sentSeq = Self.integer(after: #""seq":"#, in: frames[1])
                 }
                 while let frames = try phoneFeed.receiveMultipart(dontWait: true) {
-                    let upTo = try JSONParser().parse(frames[1])["body"]?["upTo"]?.intValue ?? -1
-                    if upTo > ackedUpTo { ackedUpTo = upTo; ackArrived = monotonicNanoseconds() }
+                    // Stamped on arrival, before this probe parses it (as the frame is).
+                    let arrived = monotonicNanoseconds()
+                    let upTo = Self.integer(after: #""upTo":"#, in: frames[1]) ?? -1
+                    if upTo > ackedUpTo { ackedUpTo = upTo; ackArrived = arrived }
                 }
                 if ready[2].contains(.readable), try control.receiveMultipart(dontWait: true) != nil { replied = true }
             }
