@@ -1,21 +1,36 @@
 /// What the watch keeps across restarts beyond its stores and outbox.
 extension WatchModel {
-    public func persistentValues() -> [String: JSON] {
-        [
-            "store.anchor": .int(store.anchor),
-            "sync": sync.json,
-            "watch.session": session.json,
-            "watch.sessionCount": .int(sessionCount),
-            "watch.restingCount": .int(restingCount),
-            "watch.nextRestingAt": nextRestingAt.map { .int($0.milliseconds) } ?? .null,
-            "watch.failNextFinish": .bool(failNextFinish),
-            "watch.uuids": .int(Int64(bitPattern: uuids.random.state)),
-            "cloudkit.export": exporter.json,
-            "watch.plan": plan?.json ?? .null,
-            "watch.bulk": bulk?.json ?? .null,
-            "watch.import": healthImport?.json ?? .null,
-            "wc": wc.json,
-        ]
+    public func persistentValues() -> [String: JSON] { values(.all) }
+
+    /// The values that may have changed since this last ran (R: K1): building all of them each
+    /// turn was ~10 % of the watch's one-sample turns, and its ack turn runs while the ack is on
+    /// its way to whoever else listens.
+    public mutating func changedValues() -> [String: JSON] {
+        defer { touched = [] }
+        return values(touched)
+    }
+
+    /// `store.anchor`, `sync` and `wc` always, and the ones `keys` names.
+    func values(_ keys: WatchValues) -> [String: JSON] {
+        var values: [String: JSON] = [:]
+        values["store.anchor"] = .int(store.anchor)
+        values["sync"] = sync.json
+        values["wc"] = wc.json
+        if keys.contains(.session) { values["watch.session"] = session.json }
+        if keys.contains(.counts) {
+            values["watch.sessionCount"] = .int(sessionCount)
+            values["watch.restingCount"] = .int(restingCount)
+            values["watch.nextRestingAt"] = nextRestingAt.map { .int($0.milliseconds) } ?? .null
+            values["watch.failNextFinish"] = .bool(failNextFinish)
+        }
+        if keys.contains(.uuids) { values["watch.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
+        if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
+        if keys.contains(.jobs) {
+            values["watch.plan"] = plan?.json ?? .null
+            values["watch.bulk"] = bulk?.json ?? .null
+            values["watch.import"] = healthImport?.json ?? .null
+        }
+        return values
     }
 
     public mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
@@ -34,4 +49,17 @@ extension WatchModel {
         if let json = values["wc"] { try wc.restore(json: json) }
         restored = !state.isEmpty
     }
+}
+
+/// The watch's persistent values, by the properties they are made from.
+struct WatchValues: OptionSet, Sendable {
+    let rawValue: UInt8
+    static let session = WatchValues(rawValue: 1 << 0)
+    /// `sessionCount`, `restingCount`, `nextRestingAt`, `failNextFinish`.
+    static let counts = WatchValues(rawValue: 1 << 1)
+    static let uuids = WatchValues(rawValue: 1 << 2)
+    static let export = WatchValues(rawValue: 1 << 3)
+    /// `plan`, `bulk`, `healthImport`.
+    static let jobs = WatchValues(rawValue: 1 << 4)
+    static let all = WatchValues(rawValue: (1 << 5) - 1)
 }

@@ -7,25 +7,25 @@ public struct WatchModel: NodeModel {
     public let topology: Topology
     public let seed: UInt64
     public internal(set) var sync: SyncEngine
-    public internal(set) var session = WorkoutSession()
+    public internal(set) var session = WorkoutSession() { didSet { touched.insert(.session) } }
     public internal(set) var store = HealthStore()
     public internal(set) var records = RecordStore()
-    var exporter: CloudKitExporter
-    var uuids: UUIDGenerator
+    var exporter: CloudKitExporter { didSet { touched.insert(.export) } }
+    var uuids: UUIDGenerator { didSet { touched.insert(.uuids) } }
     let heartRate: HeartRateGenerator
     /// Sessions started so far; numbers each session's random series.
-    var sessionCount: Int64 = 0
+    var sessionCount: Int64 = 0 { didSet { touched.insert(.counts) } }
     /// Resting samples written so far.
-    var restingCount: Int64 = 0
-    var nextRestingAt: EmulatedInstant?
+    var restingCount: Int64 = 0 { didSet { touched.insert(.counts) } }
+    var nextRestingAt: EmulatedInstant? { didSet { touched.insert(.counts) } }
     /// `fail-finish`: the next finish fails to produce an HKWorkout.
-    var failNextFinish = false
+    var failNextFinish = false { didSet { touched.insert(.counts) } }
     /// A `generate-workouts` stream in progress.
-    var plan: WorkoutPlan?
+    var plan: WorkoutPlan? { didSet { touched.insert(.jobs) } }
     /// A `write-samples` bulk write in progress.
-    var bulk: BulkWrite?
+    var bulk: BulkWrite? { didSet { touched.insert(.jobs) } }
     /// An `import-health` in progress, and the file it reads (not persisted: reopened after a restart).
-    var healthImport: HealthImportJob?
+    var healthImport: HealthImportJob? { didSet { touched.insert(.jobs) } }
     var importReader: HealthImportReader?
     /// Opens Apple Health exports for `import-health`; the driver sets it (nil: the command is refused).
     public var exports: HealthExportOpener?
@@ -40,6 +40,9 @@ public struct WatchModel: NodeModel {
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
+    /// The persistent values whose properties were set since `changedValues()` last ran, marked
+    /// in their `didSet`; `store`, `sync` and `wc` are always offered (as on the phone).
+    var touched = WatchValues.all
 
     /// Creates the watch for `topology`; `boot` must be unique per process start without restored state.
     /// `exports` opens Apple Health exports for `import-health` (without it the command is refused).
