@@ -166,11 +166,9 @@ extension SyncEngine {
         body.append(contentsOf: #"{"upTo":"#.utf8)
         JSONWriter.writeInt(Int64(window.cumulative), into: &body)
         body.append(contentsOf: #","selective":["#.utf8)
-        if !window.above.isEmpty {
-            for (index, seq) in window.above.sorted().prefix(Self.maxSelective).enumerated() {
-                if index > 0 { body.append(UInt8(ascii: ",")) }
-                JSONWriter.writeInt(Int64(seq), into: &body)
-            }
+        for (index, seq) in window.above.sorted().prefix(Self.maxSelective).enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            JSONWriter.writeInt(Int64(seq), into: &body)
         }
         body.append(contentsOf: "]}".utf8)
         return body

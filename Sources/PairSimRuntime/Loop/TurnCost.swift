@@ -11,9 +11,9 @@ import PairSimKit
 /// this isolates the part PairSim's own code decides, so a change to it can be compared in one run.
 package enum TurnCost {
     /// Per-turn wall times in microseconds: up to the ack leaving (`toAck`) and the whole turn.
-    public struct Sample: Sendable {
-        public var toAck: Double
-        public var whole: Double
+    package struct Sample: Sendable {
+        package var toAck: Double
+        package var whole: Double
     }
 
     /// Runs `turns` one-sample turns through `model` (a phone built as the node builds it) with its

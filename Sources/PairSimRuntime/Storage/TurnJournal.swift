@@ -32,7 +32,7 @@ final class TurnJournal {
     let path: String
     private let descriptor: Int32
     /// The file's first `mappedBytes`, or nil (written with `pwrite` only).
-    private var mapping: UnsafeMutableRawPointer?
+    private let mapping: UnsafeMutableRawPointer?
     /// Room for the most unsettled turns (`JournaledStorage.maxUnsettledTurns`) at a typical size;
     /// never a limit, only where `pwrite` takes over.
     static let mappedBytes = 1 << 20
@@ -51,10 +51,9 @@ final class TurnJournal {
         guard descriptor >= 0 else { throw RuntimeError("cannot open the turn journal \(path): \(String(cString: strerror(errno)))") }
         // Blocks reserved first: a store into a mapped hole on a full disk would kill the process
         // with SIGBUS instead of failing a write.
-        if posix_fallocate(descriptor, 0, off_t(Self.mappedBytes)) == 0 {
-            let address = mmap(nil, Self.mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)
-            if let address, address != MAP_FAILED { mapping = address }
-        }
+        let address = posix_fallocate(descriptor, 0, off_t(Self.mappedBytes)) == 0
+            ? mmap(nil, Self.mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0) : nil
+        mapping = address == MAP_FAILED ? nil : address
     }
 
     deinit {
