@@ -42,6 +42,6 @@ struct TurnBench: ParsableCommand {
             whole += samples.dropFirst(100).map(\.whole)
         }
         report("frame taken → ack handed to ZeroMQ: p50 \(format(percentile(toAck, 0.5), 1)) µs, p90 \(format(percentile(toAck, 0.9), 1)) µs")
-        report("whole turn (with its events encoded): p50 \(format(percentile(whole, 0.5), 1)) µs, p90 \(format(percentile(whole, 0.9), 1)) µs")
+        report("whole turn (its events held, to be written when the node idles): p50 \(format(percentile(whole, 0.5), 1)) µs, p90 \(format(percentile(whole, 0.9), 1)) µs")
     }
 }

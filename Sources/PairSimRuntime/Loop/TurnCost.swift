@@ -4,7 +4,8 @@ import PairSimKit
 
 /// The CPU cost of the phone's one-sample turn, in one process with no sockets: what the node
 /// loop does between taking an `hk.objects` frame with one heart-rate sample and handing its ack to
-/// ZeroMQ — decode, the model, the changed values, the journal append — then the events it logs.
+/// ZeroMQ — decode, the model, the changed values, the journal append — then holding the events it
+/// logs, which the node writes when it next idles (`EventSink`) and this renders after the turn.
 ///
 /// The single-sample latency probe (`pairsim-bench sync`) measures this turn plus three processes'
 /// sockets and scheduling on two cores, which swings ±30 % within minutes on a shared machine;
@@ -26,6 +27,7 @@ package enum TurnCost {
         _ = try loopTurns.boot(&model, from: try storage.load(), now: now)
         var uuids = UUIDGenerator(seed: 7, label: "turn-cost")
         var log: [UInt8] = []
+        var held: [Event] = []
         var evict = [UInt64](repeating: 1, count: evictBytes / 8)
         var samples: [Sample] = []
         samples.reserveCapacity(turns)
@@ -42,8 +44,10 @@ package enum TurnCost {
             try loopTurns.turn(actions, values: model.changedValues()).carryOut(
                 commit: { try storage.commit($0, values: $1) },
                 publish: { if $0.topic == "ack.hk" { acks += 1; acked = DispatchTime.now().uptimeNanoseconds } },
-                emit: { log.append(contentsOf: $0.jsonLine) })
+                emit: { held.append($0) })
             let end = DispatchTime.now().uptimeNanoseconds
+            for event in held { log.append(contentsOf: event.jsonLine) }
+            held.removeAll(keepingCapacity: true)
             guard acks == 1 else { throw RuntimeError("turn \(seq) sent \(acks) acks, expected 1") }
             samples.append(Sample(toAck: Double(acked - start) / 1_000, whole: Double(end - start) / 1_000))
             try storage.settle()
