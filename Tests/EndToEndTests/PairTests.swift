@@ -81,6 +81,9 @@ struct PairTests {
         #expect(output.contains("> started walking session #1"))
         #expect(output.contains("> session: running walking"))
         #expect(output.contains("> error: unknown watch command \"bogus\""))
+        // Events are written when the node idles, but a stdin reply still follows its events.
+        let event = output.range(of: "workout.started"), reply = output.range(of: "> started walking session #1")
+        #expect(event != nil && reply != nil && event!.lowerBound < reply!.lowerBound, "\(output)")
     }
 
     @Test("topology down leaves no process behind", .timeLimit(.minutes(1)))  // R: P2

@@ -55,6 +55,43 @@ struct EventSinkTests {
         }
     }
 
+    @Test("the time limit runs from the oldest event held, and starts again after a flush")  // R: P5
+    func ageFromTheOldest() throws {
+        try Self.withSink { sink, path, clock throws in
+            sink.write(Self.event(1))
+            clock.nanoseconds += EventSink.maxHeldNanoseconds / 2
+            sink.write(Self.event(2))
+            clock.nanoseconds += EventSink.maxHeldNanoseconds / 2
+            sink.flushIfDue()
+            #expect(try EventLog.read(path: path) == [Self.event(1), Self.event(2)], "due by the first event's age")
+            clock.nanoseconds += EventSink.maxHeldNanoseconds
+            sink.write(Self.event(3))
+            sink.flushIfDue()
+            #expect(try EventLog.read(path: path).count == 2, "a new first event starts the time again")
+        }
+    }
+
+    @Test("a line left half-written by a killed node is cut off when the log is opened again")  // R: P5
+    func tornTail() throws {
+        let path = NSTemporaryDirectory() + "pairsim-sink-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let whole = Self.event(1).jsonLine + [0x0A]
+        try Data(whole + Array(Self.event(2).jsonLine.prefix(17))).write(to: URL(fileURLWithPath: path))
+        do {
+            let sink = try EventSink(path: path, echo: false, color: false)
+            sink.write(Self.event(3))
+        }
+        #expect(try EventLog.read(path: path) == [Self.event(1), Self.event(3)])
+        // Only a torn line: nothing is left of it. A whole log: nothing is cut.
+        try Data(Array(Self.event(2).jsonLine.prefix(17))).write(to: URL(fileURLWithPath: path))
+        _ = try EventSink(path: path, echo: false, color: false)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        let long: [UInt8] = (0..<200).flatMap { Self.event($0).jsonLine + [0x0A] }
+        try Data(long).write(to: URL(fileURLWithPath: path))
+        _ = try EventSink(path: path, echo: false, color: false)
+        #expect(try EventLog.read(path: path).count == 200)
+    }
+
     @Test("the last events are written when the sink goes away")  // R: P5
     func writtenAtTheEnd() throws {
         let path = NSTemporaryDirectory() + "pairsim-sink-\(UInt32.random(in: 0...UInt32.max)).jsonl"

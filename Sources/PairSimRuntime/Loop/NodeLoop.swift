@@ -147,6 +147,7 @@ final class NodeLoop<Model: NodeModel> {
                 sink.printLine("launcher (pid \(parent)) is gone; stopping")
                 stopping = true
             }
+            sink.flushIfDue()
         }
         try perform(model.stop(now: options.clock.now()), worked: true)
         try storage.settle()
@@ -216,7 +217,6 @@ final class NodeLoop<Model: NodeModel> {
             // A full PUB queue drops silently; the outbox retransmits until acknowledged.
             publish: { _ = try publisher.send(multipart: [Array($0.topic.utf8), $0.payload], dontWait: true) },
             emit: { sink.write($0) })
-        sink.flushIfDue()
     }
 
     func close() {

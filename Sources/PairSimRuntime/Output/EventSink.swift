@@ -21,7 +21,7 @@ final class EventSink {
     private var stdoutBuffer = ""
     private let echo: Bool
     private let color: Bool
-    /// Events written so far.
+    /// Events emitted so far (held or written).
     private(set) var count = 0
 
     /// Monotonic nanoseconds, for how long events have been held.
@@ -30,8 +30,9 @@ final class EventSink {
     /// Opens (appends to) `path`; `echo` also prints readable lines to stdout.
     init(path: String, echo: Bool, color: Bool, clock: @escaping () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) throws(RuntimeError) {
         self.clock = clock
-        file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        file = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw RuntimeError("cannot open event log \(path): \(String(cString: strerror(errno)))") }
+        Self.dropTornTail(file)
         self.echo = echo
         self.color = color
 
@@ -46,6 +47,28 @@ final class EventSink {
     /// The most events held before `flushIfDue` writes them, and the longest the oldest is held.
     static let maxHeld = 1_024
     static let maxHeldNanoseconds: UInt64 = 10_000_000
+    /// Rendered bytes written out at once while rendering, and the most buffer kept between flushes.
+    static let chunkBytes = 1 << 20
+
+    /// A kill -9 during a write can leave a last line without its newline; appending to it would
+    /// make one corrupt line of two events. That event never reached the log whole: cut it off.
+    static func dropTornTail(_ fd: Int32) {
+        let size = lseek(fd, 0, SEEK_END)
+        guard size > 0 else { return }
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        var end = size
+        while end > 0 {
+            let start = max(0, end - off_t(chunk.count))
+            let length = Int(end - start)
+            guard pread(fd, &chunk, length, start) == length else { return }
+            if let newline = chunk[0..<length].lastIndex(of: 0x0A) {
+                if start + off_t(newline) + 1 < size { _ = ftruncate(fd, start + off_t(newline) + 1) }
+                return
+            }
+            end = start
+        }
+        _ = ftruncate(fd, 0)
+    }
 
     /// Holds `event` until the next `flush`.
     func write(_ event: Event) {
@@ -69,26 +92,33 @@ final class EventSink {
         stdoutBuffer += text + "\n"
     }
 
+    /// Renders what is held into the buffers, writing them out each `chunkBytes` (a bulk turn can
+    /// hold tens of thousands of events).
     private func render() {
         for event in held {
             fileBuffer.append(contentsOf: event.jsonLine)
             fileBuffer.append(0x0A)
             if echo { stdoutBuffer += colored(event) + "\n" }
+            if fileBuffer.count >= Self.chunkBytes || stdoutBuffer.utf8.count >= Self.chunkBytes { writeBuffers() }
         }
-        held.removeAll(keepingCapacity: true)
+        held.removeAll(keepingCapacity: held.count <= Self.maxHeld)
     }
 
-    func flush() {
-        render()
+    private func writeBuffers() {
         if !fileBuffer.isEmpty {
             fileBuffer.withUnsafeBytes { Self.writeAll(file, $0) }
-            fileBuffer.removeAll(keepingCapacity: true)
+            fileBuffer.removeAll(keepingCapacity: fileBuffer.capacity <= Self.chunkBytes * 2)
         }
         if !stdoutBuffer.isEmpty {
             var text = stdoutBuffer
             text.withUTF8 { Self.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer($0)) }
             stdoutBuffer = ""
         }
+    }
+
+    func flush() {
+        render()
+        writeBuffers()
     }
 
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
