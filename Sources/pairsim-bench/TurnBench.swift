@@ -10,7 +10,7 @@ import PairSimRuntime
 struct TurnBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "turn",
-        abstract: "The phone's one-sample turn in one process, no sockets: decode, model, values, journal, events.")
+        abstract: "The phone's one-sample turn in one process, no sockets: decode, model, values, journal; its events held.")
 
     @Option(help: "Turns per block.")
     var turns = 4_000
