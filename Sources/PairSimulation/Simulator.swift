@@ -1,4 +1,4 @@
-import Collections
+import DequeModule
 import PairSimConfig
 import PairSimCore
 import PairSimHealthExport
