@@ -81,3 +81,13 @@ extension Socket {
         try setOption(ZMQ_RECONNECT_IVL, milliseconds, name: "RECONNECT_IVL")
     }
 }
+
+extension Socket {
+    /// True when a message can be received now without waiting (`ZMQ_EVENTS` has `ZMQ_POLLIN`).
+    public var hasInput: Bool {
+        var events: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        guard zmq_getsockopt(handle, ZMQ_EVENTS, &events, &size) == 0 else { return false }
+        return events & Int32(ZMQ_POLLIN) != 0
+    }
+}

@@ -21,6 +21,13 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Override the topology's time scale.", valueName: "factor"))
     var timeScale: Double?
 
+    @Option(help: ArgumentHelp("""
+        How emulated time passes: wall (the time scale × the wall clock) or stepped (the launcher moves \
+        it from one deadline to the next once the pair is quiet: a run's timing is the topology's \
+        however busy the machine; docs/SCENARIOS.md#stepped-time).
+        """, valueName: "wall|stepped"))
+    var clock: String = "wall"
+
     @Option(help: ArgumentHelp("Write events.jsonl, summary.json and report.html here.", valueName: "dir"))
     var report: String?
 
@@ -38,9 +45,14 @@ struct Run: ParsableCommand {
         let started = ContinuousClock.now
         let scenario = try loadScenario(file)
         if let timeScale, let problem = Topology.timeScaleProblem(timeScale) { throw ValidationError(problem) }
+        guard let clockMode = ScenarioRunner.ClockMode(rawValue: clock) else {
+            throw ValidationError("--clock must be wall or stepped, got \"\(clock)\"")
+        }
+        if clockMode == .stepped, timeScale != nil { throw ValidationError("--time-scale has no effect with --clock stepped") }
         var runner = ScenarioRunner(scenario: scenario, binDirectory: executableDirectory(),
                                     directory: dir ?? ".pairsim/scenarios/\(scenario.name)-\(getpid())")
         runner.timeScale = timeScale
+        runner.clock = clockMode
         runner.app = phone.app
         runner.phoneBinary = try phone.binary()
         // An unknown app is refused here, before any node starts (a --phone-bin knows its own apps).
@@ -52,12 +64,13 @@ struct Run: ParsableCommand {
         }
         let outcome = try runner.run()
         if let report { try ReportWriter.write(outcome, to: report) }
-        let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "") + phone.reproduceArguments
+        let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "")
+            + (clockMode == .stepped ? " --clock stepped" : "") + phone.reproduceArguments
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)
         if let report { print("report: \(report)/report.html") }
         if !outcome.passed {
-            print("reproduce with: \(reproduce) (real processes: timing varies from run to run)")
+            print("reproduce with: \(reproduce)" + (clockMode == .stepped ? "" : " (real processes: timing varies from run to run)"))
             throw ExitCode(1)
         }
     }

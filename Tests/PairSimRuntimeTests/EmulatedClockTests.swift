@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import PairSimCore
 import Testing
 @testable import PairSimRuntime
@@ -43,5 +44,26 @@ struct EmulatedClockTests {
             #expect(now >= last)
             last = now
         }
+    }
+
+    @Test("a stepped clock is one value every mapping of its file reads; it only moves when set, and never back")  // R: S8, P6
+    func stepped() throws {
+        let path = NSTemporaryDirectory() + "pairsim-clock-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(path) }
+        let launcher = try SharedClock(path: path, create: true)
+        let node = EmulatedClock(stepped: try SharedClock(path: path))
+        #expect(node.now() == .zero)
+        #expect(node.wallMilliseconds(until: .zero) == 0)
+        #expect(node.wallMilliseconds(until: .zero + .seconds(1)) == .infinity, "a deadline ahead waits for the launcher, however long")
+        launcher.set(.zero + .minutes(5))
+        #expect(node.now() == .zero + .minutes(5))
+        #expect(node.wallMilliseconds(until: .zero + .minutes(5)) == 0)
+        // The file is the documented 8 bytes: a little-endian count of milliseconds.
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(Array(bytes) == withUnsafeBytes(of: Int64(300_000).littleEndian) { Array($0) })
+        #expect(throws: RuntimeError.self) { try SharedClock(path: path + ".missing") }
+        #expect(FileManager.default.createFile(atPath: path + ".short", contents: Data([1, 2, 3])))
+        defer { unlink(path + ".short") }
+        #expect(throws: RuntimeError.self) { try SharedClock(path: path + ".short") }
     }
 }

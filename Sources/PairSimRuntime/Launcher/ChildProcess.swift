@@ -179,6 +179,8 @@ public struct NodeLaunch: Sendable {
     public var parentPID: Int32?
     /// The phone's app (`--app`).
     public var app: String?
+    /// The launcher's stepped clock (`--stepped-clock`): then neither epoch nor time scale is passed.
+    public var steppedClock: String?
 
     public init(node: NodeName, topologyPath: String, epochUnixMilliseconds: Int64) {
         self.node = node
@@ -187,8 +189,13 @@ public struct NodeLaunch: Sendable {
     }
 
     public var arguments: [String] {
-        var arguments = ["--topology", topologyPath, "--epoch", String(epochUnixMilliseconds)]
-        if let timeScale { arguments += ["--time-scale", String(timeScale)] }
+        var arguments = ["--topology", topologyPath]
+        if let steppedClock {
+            arguments += ["--stepped-clock", steppedClock]
+        } else {
+            arguments += ["--epoch", String(epochUnixMilliseconds)]
+            if let timeScale { arguments += ["--time-scale", String(timeScale)] }
+        }
         if !readStdin { arguments.append("--no-stdin") }
         if quiet { arguments.append("--quiet") }
         if fresh { arguments.append("--fresh") }

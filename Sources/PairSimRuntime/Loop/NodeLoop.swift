@@ -29,6 +29,11 @@ final class NodeLoop<Model: NodeModel> {
     var turns = NodeTurns()
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
     let receiveBatch = 2_048
+    /// Frames this process published and took from its peer, and whether the peer's SUB is
+    /// subscribed to it now: what a stepped launcher balances to know nothing is in flight.
+    var published = 0
+    var received = 0
+    var peerSubscribed = false
 
     init(options: NodeOptions, mailbox: Mailbox, model: Model, storage: JournaledStorage) throws {
         self.options = options
@@ -122,9 +127,13 @@ final class NodeLoop<Model: NodeModel> {
                 }
             }
             var controlReply: CommandResult?
+            var clockStatusAsked = false
             if ready[controlIndex].contains(.readable), let request = try control.receiveMultipart(dontWait: true) {
                 if request.count != 1 {
                     controlReply = CommandResult(ok: false, reply: "a control request is one frame holding the command text; got \(request.count) frames")
+                } else if Self.isClockStatus(request[0]) {
+                    // Answered after this pass's turn, so the reply counts what the turn sent.
+                    clockStatusAsked = true
                 } else {
                     let result = handle(bytes: request[0])
                     actions += result.actions
@@ -140,6 +149,12 @@ final class NodeLoop<Model: NodeModel> {
             // A reply typed on stdin is printed after the events its command caused.
             if !replies.isEmpty { sink.flush() }
             for (result, reply) in replies { reply(result) }
+            if clockStatusAsked {
+                // A stepped launcher asks at every instant the pair goes quiet: the log is written
+                // up to here first, so a kill it makes next loses no event (docs/EVENTS.md).
+                sink.flush()
+                controlReply = CommandResult(ok: true, reply: clockStatus())
+            }
             if let controlReply {
                 try control.send(multipart: [Array((controlReply.ok ? "ok" : "error").utf8), Array(controlReply.reply.utf8)])
             }
@@ -170,7 +185,10 @@ final class NodeLoop<Model: NodeModel> {
         var actions: [NodeAction] = []
         while let frames = try publisher.receiveMultipart(dontWait: true) {
             if let first = frames.first?.first, first == 1 {
+                peerSubscribed = true
                 actions += model.peerConnected(now: options.clock.now())
+            } else if frames.first?.first == 0 {
+                peerSubscribed = false
             }
         }
         return actions
@@ -183,11 +201,32 @@ final class NodeLoop<Model: NodeModel> {
             actions += model.receive(frames: frames, now: options.clock.now())
             taken += 1
         }
+        received += taken
         return actions
     }
 
-    /// Commands handled by the process itself rather than the model: `ping`, `shutdown`, and the
-    /// two lines they add to `help`.
+    /// `clock-status`, the one command answered after the turn it arrived in.
+    static func isClockStatus(_ bytes: [UInt8]) -> Bool {
+        bytes.count < 64 && String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "clock-status"
+    }
+
+    /// The node's clock and traffic as JSON (docs/COMMANDS.md#clock-status): idle when nothing is
+    /// due at the current instant and no frame waits unread.
+    func clockStatus() -> String {
+        let now = options.clock.now()
+        let next = Self.nextDeadline(of: &model)
+        var object = JSONObject()
+        object.append("now", .int(now.milliseconds))
+        object.append("next", next.map { .int($0.milliseconds) } ?? .null)
+        object.append("idle", .bool((next.map { $0 > now } ?? true) && !subscriber.hasInput))
+        object.append("published", .int(Int64(published)))
+        object.append("received", .int(Int64(received)))
+        object.append("subscribed", .bool(peerSubscribed))
+        return JSONWriter.string(.object(object))
+    }
+
+    /// Commands handled by the process itself rather than the model: `ping`, `shutdown`,
+    /// `clock-status`, and the lines they add to `help`.
     func handle(bytes: [UInt8]) -> CommandResult {
         guard bytes.count <= NodeProcess.maxCommandBytes else {
             return CommandResult(ok: false, reply: "command too long: \(bytes.count) bytes (the limit is \(NodeProcess.maxCommandBytes))")
@@ -199,6 +238,8 @@ final class NodeLoop<Model: NodeModel> {
         case "shutdown":
             stopping = true
             return CommandResult(ok: true, reply: "\(options.node) stopping")
+        case "clock-status":
+            return CommandResult(ok: true, reply: clockStatus())
         default:
             var result = model.handleLogged(commandText: trimmed, now: options.clock.now())
             if trimmed == "help", result.ok {
@@ -215,7 +256,10 @@ final class NodeLoop<Model: NodeModel> {
         try turns.turn(actions, values: model.changedValues()).carryOut(
             commit: { try storage.commit($0, values: $1) },
             // A full PUB queue drops silently; the outbox retransmits until acknowledged.
-            publish: { _ = try publisher.send(multipart: [Array($0.topic.utf8), $0.payload], dontWait: true) },
+            publish: {
+                _ = try publisher.send(multipart: [Array($0.topic.utf8), $0.payload], dontWait: true)
+                published += 1
+            },
             emit: { sink.write($0) })
     }
 
@@ -236,5 +280,6 @@ enum NodeProcess {
     static let processCommands = [
         CommandSpec("ping", "", "answer pong: the node is up (the launcher's readiness check)"),
         CommandSpec("shutdown", "", "stop gracefully; the reply comes before the node exits"),
+        CommandSpec("clock-status", "", "the node's clock, next deadline and frames published and received, as JSON (a stepped launcher's question)"),
     ]
 }

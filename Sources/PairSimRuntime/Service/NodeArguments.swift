@@ -18,6 +18,9 @@ public struct NodeArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Emulated seconds per wall second (overrides the topology's timeScale), e.g. 60 makes a minute pass in a second.", valueName: "factor"))
     public var timeScale: Double?
 
+    @Option(help: ArgumentHelp("Read emulated time from this stepped clock instead of the wall clock: `topology run --clock stepped` makes it and moves it from one deadline to the next (docs/SCENARIOS.md#stepped-time).", valueName: "file"))
+    public var steppedClock: String?
+
     @Flag(help: "Start from nothing: delete this node's saved state and event log in its data directory first.")
     public var fresh = false
 
@@ -40,6 +43,9 @@ public struct NodeArguments: ParsableArguments {
 
     public func validate() throws {
         if let timeScale, let problem = Topology.timeScaleProblem(timeScale) { throw ValidationError(problem) }
+        if steppedClock != nil, epoch != nil || timeScale != nil {
+            throw ValidationError("--stepped-clock takes time from the launcher's clock: it cannot go with --epoch or --time-scale")
+        }
         guard ["auto", "always", "never"].contains(color) else {
             throw ValidationError("--color must be auto, always or never, got \"\(color)\"")
         }
@@ -56,10 +62,16 @@ public struct NodeArguments: ParsableArguments {
         }
         var topology = loaded
         if let timeScale { topology.timeScale = timeScale }
-        let epoch = self.epoch ?? Int64(EmulatedClock.wallMilliseconds())
+        let clock: EmulatedClock
+        if let steppedClock {
+            do { clock = EmulatedClock(stepped: try SharedClock(path: steppedClock)) } catch let error as RuntimeError {
+                throw ValidationError(error.message)
+            }
+        } else {
+            clock = EmulatedClock(epochUnixMilliseconds: self.epoch ?? Int64(EmulatedClock.wallMilliseconds()), timeScale: topology.timeScale)
+        }
         let useColor = color == "always" || (color == "auto" && isatty(STDOUT_FILENO) != 0)
-        var options = NodeOptions(node: node, topology: topology,
-                                  clock: EmulatedClock(epochUnixMilliseconds: epoch, timeScale: topology.timeScale),
+        var options = NodeOptions(node: node, topology: topology, clock: clock,
                                   readStdin: !noStdin, parentPID: parentPid, echo: !quiet, color: useColor)
         options.fresh = fresh
         if node == .phone {
