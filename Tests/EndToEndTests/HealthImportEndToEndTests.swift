@@ -8,12 +8,12 @@ import Testing
 
 /// `import-health` on the real binaries (R: E1, E3): the file read by watch-node, the data synced
 /// over ZeroMQ into phone-node's SQLite store, bad exports refused through the control socket.
-@Suite("End to end: importing a Health export", .serialized)
+@Suite("End to end: importing a Health export")
 struct HealthImportEndToEndTests {
     /// Runs `topology make-health-export` and returns what it says it wrote, by store type name.
-    static func makeExport(_ pair: PairHarness, days: Int, seed: Int) throws -> (path: String, byType: [String: Int]) {
+    static func makeExport(_ pair: PairHarness, days: Int, seed: Int) async throws -> (path: String, byType: [String: Int]) {
         let path = pair.directory + "/export-\(days)d.xml"
-        let (status, output) = try pair.runTopology(["make-health-export", "--days", String(days), "--seed", String(seed), "--output", path])
+        let (status, output) = try await pair.runTopology(["make-health-export", "--days", String(days), "--seed", String(seed), "--output", path])
         #expect(status == 0, "\(output)")
         var byType: [String: Int] = [:]
         // "  Record HKQuantityTypeIdentifierHeartRate: 2143" and "  Workout: 3 (…)"
@@ -28,9 +28,9 @@ struct HealthImportEndToEndTests {
 
     /// The phone's store by type once it holds `expected` (the last acknowledgements are still on
     /// the way when the watch reports the end), or what it holds after 60 s of asking.
-    static func phoneCounts(_ pair: PairHarness, reaching expected: [String: Int]) throws -> [String: Int] {
+    static func phoneCounts(_ pair: PairHarness, reaching expected: [String: Int]) async throws -> [String: Int] {
         var phone: [String: Int] = [:]
-        _ = try PairHarness.poll(seconds: 60) {
+        _ = try await PairHarness.poll(seconds: 180) {
             phone = byType(try pair.status(.phone))
             return phone == expected
         }
@@ -45,30 +45,30 @@ struct HealthImportEndToEndTests {
         return counts
     }
 
-    @Test("a generated export imported through topology ctl reaches the phone's store with the file's count of every type", .timeLimit(.minutes(2)))  // R: E1, E2
-    func importReachesPhone() throws {
+    @Test("a generated export imported through topology ctl reaches the phone's store with the file's count of every type", .timeLimit(.minutes(5)))  // R: E1, E2
+    func importReachesPhone() async throws {
         let pair = try PairHarness("e2e-import", timeScale: 1)
         defer { pair.stopAll() }
-        let (path, expected) = try Self.makeExport(pair, days: 3, seed: 8)
-        try pair.up()
-        let (status, reply) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "import-health", path])
+        let (path, expected) = try await Self.makeExport(pair, days: 3, seed: 8)
+        try await pair.up()
+        let (status, reply) = try await pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "import-health", path])
         #expect(status == 0 && reply.contains("checking"), "\(reply)")
-        let finished = try pair.waitFor(.watch, seconds: 60, "import.finished") { $0.name == "import.finished" }
+        let finished = try await pair.waitFor(.watch, "import.finished") { $0.name == "import.finished" }
         #expect(finished.first?["unknown"] == 0)
-        #expect(try Self.phoneCounts(pair, reaching: expected) == expected)
+        #expect(try await Self.phoneCounts(pair, reaching: expected) == expected)
         #expect(Self.byType(try pair.status(.watch)) == expected)
         // Again: everything is found by UUID and nothing is saved twice.
         _ = try pair.must(.watch, "import-health \(path)")
-        let again = try pair.waitFor(.watch, seconds: 60, count: 2, "the second import.finished") { $0.name == "import.finished" }
+        let again = try await pair.waitFor(.watch, count: 2, "the second import.finished") { $0.name == "import.finished" }
         #expect(again.last?["saved"] == 0 && again.last?["ignored"]?.intValue == Int64(expected.values.reduce(0, +)))
         #expect(Self.byType(try pair.status(.phone)) == expected)
     }
 
-    @Test("a bad export is refused by name, line and column, and neither store changes", .timeLimit(.minutes(2)))  // R: E3
-    func badExport() throws {
+    @Test("a bad export is refused by name, line and column, and neither store changes", .timeLimit(.minutes(5)))  // R: E3
+    func badExport() async throws {
         let pair = try PairHarness("e2e-import-bad")
         defer { pair.stopAll() }
-        let (path, _) = try Self.makeExport(pair, days: 2, seed: 9)
+        let (path, _) = try await Self.makeExport(pair, days: 2, seed: 9)
         var text = try String(contentsOfFile: path, encoding: .utf8)
         // Early in the file: the reply to the command says it. Late in the file: import.failed does.
         let early = try #require(text.range(of: "startDate=\"2024-01-01"))
@@ -78,11 +78,11 @@ struct HealthImportEndToEndTests {
         let late = try #require(text.range(of: "HKWorkoutActivityType", options: .backwards))
         text.replaceSubrange(late, with: "<HKWorkoutActivityType")
         try text.write(toFile: path + ".late.xml", atomically: true, encoding: .utf8)
-        try pair.up()
+        try await pair.up()
         let refused = try pair.ctl(.watch, "import-health \(path).early.xml")
         #expect(!refused.ok && refused.text.contains("early.xml line ") && refused.text.contains("startDate \"2024-01-41"), "\(refused.text)")
         _ = try pair.must(.watch, "import-health \(path).late.xml")
-        let failed = try pair.waitFor(.watch, seconds: 30, "import.failed") { $0.name == "import.failed" }
+        let failed = try await pair.waitFor(.watch, "import.failed") { $0.name == "import.failed" }
         #expect((failed.first?["line"]?.intValue ?? 0) > 1000 && failed.first?["reason"]?.stringValue?.contains("late.xml line ") == true, "\(failed)")
         let missing = try pair.ctl(.watch, "import-health \(pair.directory)/nothing.zip")
         #expect(!missing.ok && missing.text.contains("nothing.zip: no such file"), "\(missing.text)")
@@ -92,8 +92,8 @@ struct HealthImportEndToEndTests {
         }
     }
 
-    @Test("a watch killed with kill -9 mid-import resumes it after restart; the phone ends with the file's counts", .timeLimit(.minutes(2)))  // R: E1, S5
-    func killedMidImport() throws {
+    @Test("a watch killed with kill -9 mid-import resumes it after restart; the phone ends with the file's counts", .timeLimit(.minutes(5)))  // R: E1, S5
+    func killedMidImport() async throws {
         // 50 objects per message, two messages in flight, 10 ms each way: the import takes seconds.
         let pair = try PairHarness("e2e-import-kill", timeScale: 1, channels: """
             channels:
@@ -104,22 +104,22 @@ struct HealthImportEndToEndTests {
             wire: { maxItemsPerMessage: 100 }
             """)
         defer { pair.stopAll() }
-        let (path, expected) = try Self.makeExport(pair, days: 40, seed: 10)
+        let (path, expected) = try await Self.makeExport(pair, days: 40, seed: 10)
         let epoch = PairHarness.now()
-        try pair.startNode(.watch, epoch: epoch)
-        try pair.startNode(.phone, epoch: epoch)
-        try pair.waitUntilAnswering(.watch)
-        try pair.waitUntilAnswering(.phone)
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch)
+        try await pair.waitUntilAnswering(.watch)
+        try await pair.waitUntilAnswering(.phone)
         _ = try pair.must(.watch, "import-health \(path)")
-        try pair.waitFor(.phone, seconds: 30, count: 20, "the first batches on the phone") { $0.name == "hk.saved" }
+        try await pair.waitFor(.phone, count: 20, "the first batches on the phone") { $0.name == "hk.saved" }
         // Asked of the node, not its log: a killed node's last few milliseconds of events are lost.
         let running = try pair.must(.watch, "status").contains("import-health ")
-        pair.stop("watch", signal: SIGKILL)
+        await pair.stop("watch", signal: SIGKILL)
         #expect(running, "the import ended before the kill (too fast to test)")
-        try pair.startNode(.watch, epoch: epoch)
-        let finished = try pair.waitFor(.watch, seconds: 90, "import.finished after the restart") { $0.name == "import.finished" }
+        try await pair.startNode(.watch, epoch: epoch)
+        let finished = try await pair.waitFor(.watch, "import.finished after the restart") { $0.name == "import.finished" }
         #expect(pair.events(.watch).contains { $0.name == "node.started" && $0["restored"] == .bool(true) })
         #expect(finished.first?["entries"]?.intValue == Int64(expected.values.reduce(0, +)))
-        #expect(try Self.phoneCounts(pair, reaching: expected) == expected)
+        #expect(try await Self.phoneCounts(pair, reaching: expected) == expected)
     }
 }

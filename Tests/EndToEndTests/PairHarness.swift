@@ -9,7 +9,10 @@ import Testing
 
 /// Spawns the real `watch-node`, `phone-node` and `topology` binaries on ipc endpoints in a
 /// private temporary directory, drives them and reads their event logs.
-final class PairHarness {
+///
+/// @unchecked Sendable: one test drives it; the only other thread that touches it is one it hands
+/// a blocking wait to while the test awaits (`offPool`).
+final class PairHarness: @unchecked Sendable {
     let directory: String
     let topologyPath: String
     let topology: Topology
@@ -65,30 +68,16 @@ final class PairHarness {
         return process
     }
 
-    /// Starts one node directly (no launcher) with a shared epoch.
+    /// Starts one node directly (no launcher) with a shared epoch; `waiting`: until it answers.
     @discardableResult
-    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil) throws -> ChildProcess {
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, waiting: Bool = true) throws -> ChildProcess {
         var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: epoch)
         launch.color = false
         launch.readStdin = stdin != nil
         let process = try ChildProcess(name: "\(node)-node", executable: NodeLaunch.executable(node, binDirectory: Self.binDirectory),
                                        arguments: launch.arguments, output: .file(directory + "/\(node).out"), stdin: stdin)
         processes[node.rawValue] = process
-        try waitUntilAnswering(node)
-        return process
-    }
-
-    /// Starts the pair through `topology up`.
-    @discardableResult
-    func up() throws -> ChildProcess {
-        let process = try spawn("launcher", "topology", ["up", topologyPath, "--no-stdin", "--color", "never"])
-        let deadline = Date().addingTimeInterval(30)
-        while !output("launcher").contains("topology │ pair \(topology.name) ready") {
-            guard Date() < deadline, process.isRunning else {
-                throw RuntimeError("the launcher did not report the pair ready; output:\n\(output("launcher"))")
-            }
-            usleep(50_000)
-        }
+        if waiting { try waitUntilAnswering(node) }
         return process
     }
 
@@ -117,45 +106,8 @@ final class PairHarness {
         try JSONParser().parse(try must(node, "status --json"))
     }
 
-    /// Runs the `topology` binary to completion; returns status and output.
-    func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try Self.runTopology(arguments)
-    }
-
-    /// Runs the `topology` binary to completion; returns status and output.
-    static func runTopology(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try runProgram(Self.binDirectory + "/topology", arguments)
-    }
-
-    /// Runs a program to its end: its exit status and its stdout and stderr together.
-    static func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
-        try ChildProcess.run(executable, arguments, environment: environment)
-    }
-
     func events(_ node: NodeName) -> [Event] {
         (try? EventLog.read(path: topology.nodes[node]!.data + "/events.jsonl")) ?? []
-    }
-
-    /// Polls `node`'s event log until `count` events match, or fails after `seconds`.
-    @discardableResult
-    func waitFor(_ node: NodeName, seconds: Double = 30, count: Int = 1, _ what: String,
-                 _ predicate: (Event) -> Bool) throws -> [Event] {
-        var matches: [Event] = []
-        guard Self.poll(seconds: seconds, until: { matches = events(node).filter(predicate); return matches.count >= count }) else {
-            throw RuntimeError("\(node): waited \(seconds) s for \(what); log:\n" + events(node).suffix(30).map(\.humanLine).joined(separator: "\n"))
-        }
-        return matches
-    }
-
-    /// Asks `done` every 50 ms until it says yes (true) or `seconds` pass (false): real processes
-    /// answering, not emulated timing, which the simulator tests.
-    static func poll(seconds: Double, until done: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            if try done() { return true }
-            if Date() > deadline { return false }
-            usleep(50_000)
-        }
     }
 
     func output(_ label: String) -> String {
@@ -163,13 +115,6 @@ final class PairHarness {
     }
 
     func process(_ label: String) -> ChildProcess? { processes[label] }
-
-    /// SIGTERM (or `signal`) to one process and wait for it.
-    func stop(_ label: String, signal: Int32 = SIGTERM) {
-        guard let process = processes[label] else { return }
-        process.signal(signal)
-        process.waitUntilExit()
-    }
 
     func stopAll() {
         ChildProcess.stopAll(Array(processes.values))

@@ -6,77 +6,77 @@ import PairSimCore
 import Testing
 import ZeroMQ
 
-@Suite("End to end: the pair on real processes", .serialized)
+@Suite("End to end: the pair on real processes")
 struct PairTests {
-    @Test("a workout finished on the watch reaches the phone with its UUID", .timeLimit(.minutes(2)))  // R: S1, S2, W1, W3, P2, P3
-    func workoutReachesPhone() throws {
+    @Test("a workout finished on the watch reaches the phone with its UUID", .timeLimit(.minutes(5)))  // R: S1, S2, W1, W3, P2, P3
+    func workoutReachesPhone() async throws {
         let pair = try PairHarness("e2e-finish")
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         try pair.must(.watch, "start-workout running")
-        usleep(500_000) // 30 emulated seconds of running
+        try await Task.sleep(for: .microseconds(500_000)) // 30 emulated seconds of running
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
-        try pair.waitFor(.phone, "hk.saved of \(uuid)") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
-        try pair.waitFor(.phone, "record.saved linked to \(uuid)") {
+        try await pair.waitFor(.phone, "hk.saved of \(uuid)") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try await pair.waitFor(.phone, "record.saved linked to \(uuid)") {
             $0.name == "record.saved" && $0["healthKitWorkoutID"]?.stringValue == uuid
         }
-        let samples = try pair.waitFor(.phone, "heart-rate samples") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" }
+        let samples = try await pair.waitFor(.phone, "heart-rate samples") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" }
         #expect((samples[0]["count"]?.intValue ?? 0) >= 6)
         // The launcher relayed both nodes' output with prefixes.
-        let (status, text) = try pair.runTopology(["down", pair.topologyPath])
+        let (status, text) = try await pair.runTopology(["down", pair.topologyPath])
         #expect(status == 0, "\(text)")
-        pair.process("launcher")?.waitUntilExit()
+        await pair.process("launcher")?.waitUntilExit()
         #expect(pair.process("launcher")?.terminationStatus == 0)
         let relayed = pair.output("launcher")
         #expect(relayed.contains("watch │ ") && relayed.contains("phone │ "))
         #expect(relayed.contains("workout.finished"))
     }
 
-    @Test("a phone started after the workout still gets everything, once", .timeLimit(.minutes(2)))  // R: S5, S6
-    func latePhone() throws {
+    @Test("a phone started after the workout still gets everything, once", .timeLimit(.minutes(5)))  // R: S5, S6
+    func latePhone() async throws {
         let pair = try PairHarness("e2e-late")
         defer { pair.stopAll() }
         let epoch = PairHarness.now()
-        try pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.watch, epoch: epoch)
         try pair.must(.watch, "start-workout cycling")
-        usleep(300_000)
+        try await Task.sleep(for: .microseconds(300_000))
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
         try pair.must(.watch, "write-sample hrv 48")
-        sleep(3) // the watch has been publishing into the void, retransmitting with backoff
+        try await Task.sleep(for: .seconds(3)) // the watch has been publishing into the void, retransmitting with backoff
         #expect(pair.events(.watch).contains { $0.name == "sync.retransmit" })
-        try pair.startNode(.phone, epoch: epoch)
-        try pair.waitFor(.phone, "the late workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
-        try pair.waitFor(.phone, "the HRV sample") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
-        try pair.waitFor(.watch, "all acknowledged") { _ in (try? pair.status(.watch))?["channels"]?["healthkit"]?["pending"]?.intValue == 0 }
+        try await pair.startNode(.phone, epoch: epoch)
+        try await pair.waitFor(.phone, "the late workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try await pair.waitFor(.phone, "the HRV sample") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
+        try await pair.waitFor(.watch, "all acknowledged") { _ in (try? pair.status(.watch))?["channels"]?["healthkit"]?["pending"]?.intValue == 0 }
         #expect(pair.events(.phone).filter { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }.count == 1)
     }
 
-    @Test("unknown commands and bad arguments get an error reply; the node keeps running", .timeLimit(.minutes(1)))  // R: P3
-    func commandErrors() throws {
+    @Test("unknown commands and bad arguments get an error reply; the node keeps running", .timeLimit(.minutes(5)))  // R: P3
+    func commandErrors() async throws {
         let pair = try PairHarness("e2e-ctl")
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         let unknown = try pair.ctl(.watch, "fly-to-moon")
         #expect(!unknown.ok && unknown.text.contains("unknown watch command"))
         let bad = try pair.ctl(.watch, "start-workout")
         #expect(!bad.ok && bad.text.contains("usage: start-workout"))
-        let (status, output) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "finish-workout"])
+        let (status, output) = try await pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "finish-workout"])
         #expect(status == 1)
         #expect(output.contains("no session in progress"))
         #expect(try pair.ctl(.watch, "status").ok)
-        try pair.waitFor(.watch, "command.failed events") { $0.name == "command.failed" }
+        try await pair.waitFor(.watch, "command.failed events") { $0.name == "command.failed" }
     }
 
-    @Test("commands on a node's stdin work like the control socket", .timeLimit(.minutes(1)))  // R: P3
-    func stdinCommands() throws {
+    @Test("commands on a node's stdin work like the control socket", .timeLimit(.minutes(5)))  // R: P3
+    func stdinCommands() async throws {
         let pair = try PairHarness("e2e-stdin")
         defer { pair.stopAll() }
         let input = Pipe()
-        try pair.startNode(.watch, epoch: PairHarness.now(), stdin: input)
+        try await pair.startNode(.watch, epoch: PairHarness.now(), stdin: input)
         input.fileHandleForWriting.write(Data("start-workout walking\nstatus\nbogus\n".utf8))
-        try pair.waitFor(.watch, "workout.started") { $0.name == "workout.started" }
+        try await pair.waitFor(.watch, "workout.started") { $0.name == "workout.started" }
         let deadline = Date().addingTimeInterval(10)
-        while !pair.output("watch").contains("> error: unknown watch command"), Date() < deadline { usleep(50_000) }
+        while !pair.output("watch").contains("> error: unknown watch command"), Date() < deadline { try await Task.sleep(for: .microseconds(50_000)) }
         let output = pair.output("watch")
         #expect(output.contains("> started walking session #1"))
         #expect(output.contains("> session: running walking"))
@@ -86,16 +86,16 @@ struct PairTests {
         #expect(event != nil && reply != nil && event!.lowerBound < reply!.lowerBound, "\(output)")
     }
 
-    @Test("topology down leaves no process behind", .timeLimit(.minutes(1)))  // R: P2
-    func downLeavesNothing() throws {
+    @Test("topology down leaves no process behind", .timeLimit(.minutes(5)))  // R: P2
+    func downLeavesNothing() async throws {
         let pair = try PairHarness("e2e-down")
         defer { pair.stopAll() }
-        let launcher = try pair.up()
+        let launcher = try await pair.up()
         let runFile = try String(contentsOfFile: ".pairsim/e2e-down.run.json", encoding: .utf8)
         let pids = try JSONParser().parse(runFile)
-        let (status, _) = try pair.runTopology(["down", pair.topologyPath])
+        let (status, _) = try await pair.runTopology(["down", pair.topologyPath])
         #expect(status == 0)
-        launcher.waitUntilExit()
+        await launcher.waitUntilExit()
         for key in ["launcher", "watch", "phone"] {
             let pid = Int32(pids[key]!.intValue!)
             #expect(kill(pid, 0) != 0, "\(key) (pid \(pid)) still alive")
@@ -103,14 +103,14 @@ struct PairTests {
         #expect(!FileManager.default.fileExists(atPath: ".pairsim/e2e-down.run.json"))
     }
 
-    @Test("the launcher exits non-zero when a node fails", .timeLimit(.minutes(1)))  // R: P2
-    func launcherReportsFailure() throws {
+    @Test("the launcher exits non-zero when a node fails", .timeLimit(.minutes(5)))  // R: P2
+    func launcherReportsFailure() async throws {
         let pair = try PairHarness("e2e-fail")
         defer { pair.stopAll() }
-        let launcher = try pair.up()
+        let launcher = try await pair.up()
         let runFile = try JSONParser().parse(try String(contentsOfFile: ".pairsim/e2e-fail.run.json", encoding: .utf8))
         kill(Int32(runFile["phone"]!.intValue!), SIGKILL)
-        launcher.waitUntilExit()
+        await launcher.waitUntilExit()
         #expect(launcher.terminationStatus != 0)
         #expect(pair.output("launcher").contains("phone-node exited with status"))
     }
@@ -118,14 +118,14 @@ struct PairTests {
 
 @Suite("End to end: scripts/run-pair.sh")
 struct RunPairScriptTests {
-    @Test("run-pair.sh finishes a workout and exits 0 once the phone logged its UUID", .timeLimit(.minutes(2)))  // R: P4
-    func runPair() throws {
+    @Test("run-pair.sh finishes a workout and exits 0 once the phone logged its UUID", .timeLimit(.minutes(5)))  // R: P4
+    func runPair() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         var environment = ProcessInfo.processInfo.environment
         environment["PAIRSIM_BIN"] = PairHarness.binDirectory
         environment["TOPOLOGY"] = "Topologies/instant.yaml"
         environment["WORKOUT_SECONDS"] = "1"
-        let (status, output) = try PairHarness.runProgram(root + "/scripts/run-pair.sh", [], environment: environment)
+        let (status, output) = try await PairHarness.runProgram(root + "/scripts/run-pair.sh", [], environment: environment)
         #expect(status == 0, "\(output)")
         let uuid = try PairHarness.workoutID(output)
         #expect(output.contains("ok: phone-node saved workout \(uuid)"))

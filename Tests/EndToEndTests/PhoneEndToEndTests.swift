@@ -5,38 +5,38 @@ import Foundation
 import PairSimCore
 import Testing
 
-@Suite("End to end: the phone's HealthKit and app on real processes", .serialized)
+@Suite("End to end: the phone's HealthKit and app on real processes")
 struct PhoneEndToEndTests {
     /// Waits until the phone's app reaches `state`.
-    static func waitForApp(_ pair: PairHarness, _ state: String) throws {
-        try pair.waitFor(.phone, "app \(state)") { $0.name == "app.state" && $0["to"]?.stringValue == state }
+    static func waitForApp(_ pair: PairHarness, _ state: String) async throws {
+        try await pair.waitFor(.phone, "app \(state)") { $0.name == "app.state" && $0["to"]?.stringValue == state }
     }
 
-    @Test("a sample written while the phone app is suspended wakes it, and it completes", .timeLimit(.minutes(1)))  // R: O4, O5, L2, W5
-    func wakeWhileSuspended() throws {
+    @Test("a sample written while the phone app is suspended wakes it, and it completes", .timeLimit(.minutes(5)))  // R: O4, O5, L2, W5
+    func wakeWhileSuspended() async throws {
         let pair = try PairHarness("e2e-wake")
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         try pair.must(.phone, "background")
-        try Self.waitForApp(pair, "suspended")
+        try await Self.waitForApp(pair, "suspended")
         try pair.must(.watch, "write-sample hrv 47")
-        try pair.waitFor(.phone, "the wake") { $0.name == "bgdelivery.wake" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
-        try pair.waitFor(.phone, "the completion") { $0.name == "bgdelivery.completion" }
+        try await pair.waitFor(.phone, "the wake") { $0.name == "bgdelivery.wake" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
+        try await pair.waitFor(.phone, "the completion") { $0.name == "bgdelivery.completion" }
         let fired = pair.events(.phone).filter { $0.name == "observer.fired" && $0["trigger"]?.stringValue == "wake" }
         #expect(fired.count == 1)
         #expect(pair.events(.phone).contains { $0.name == "cache.invalidated" && $0["reason"]?.stringValue == "backgroundDelivery" })
     }
 
-    @Test("three missed completions stop delivery for the type", .timeLimit(.minutes(1)))  // R: O5
-    func threeMisses() throws {
+    @Test("three missed completions stop delivery for the type", .timeLimit(.minutes(5)))  // R: O5
+    func threeMisses() async throws {
         let pair = try PairHarness("e2e-misses")
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         try pair.must(.phone, "miss-completion hrv 3")
         try pair.must(.phone, "background")
-        try Self.waitForApp(pair, "suspended")
+        try await Self.waitForApp(pair, "suspended")
         try pair.must(.watch, "write-sample hrv 51")
-        try pair.waitFor(.phone, seconds: 45, "delivery stopped") { $0.name == "bgdelivery.stopped" }
+        try await pair.waitFor(.phone, "delivery stopped") { $0.name == "bgdelivery.stopped" }
         let phone = pair.events(.phone)
         #expect(phone.filter { $0.name == "bgdelivery.wake" }.count == 3)
         #expect(phone.filter { $0.name == "bgdelivery.backoff" }.map { $0["delay"]?.stringValue } == ["1m", "2m"])
@@ -45,74 +45,74 @@ struct PhoneEndToEndTests {
 
     // The throttle window (a second write 20 s later) is timing: PhoneTimingSimulationTests checks it
     // in virtual time. Here, what only processes show: the sample crosses the sockets and reloads the tabs.
-    @Test("HRV from the watch reaches the phone's observer: a refresh and tab reloads", .timeLimit(.minutes(1)))  // R: C1, C2, C3
-    func refreshFromTheWatch() throws {
+    @Test("HRV from the watch reaches the phone's observer: a refresh and tab reloads", .timeLimit(.minutes(5)))  // R: C1, C2, C3
+    func refreshFromTheWatch() async throws {
         let pair = try PairHarness("e2e-refresh")
         defer { pair.stopAll() }
-        try pair.up()
-        sleep(2) // past the first minute after launch (60 s emulated at 60×)
+        try await pair.up()
+        try await Task.sleep(for: .seconds(2)) // past the first minute after launch (60 s emulated at 60×)
         try pair.must(.watch, "write-sample hrv 49")
-        let refresh = try pair.waitFor(.phone, "the refresh") { $0.name == "coordinator.refresh" }
-        try pair.waitFor(.phone, count: 3, "three tab loads") { $0.name == "tab.loaded" && $0.at >= refresh[0].at }
+        let refresh = try await pair.waitFor(.phone, "the refresh") { $0.name == "coordinator.refresh" }
+        try await pair.waitFor(.phone, count: 3, "three tab loads") { $0.name == "tab.loaded" && $0.at >= refresh[0].at }
         let today = pair.events(.phone).last { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "today" }
         #expect(today?["hrv"]?.doubleValue == 49)
     }
 
-    @Test("a finished workout: its notification, and the detail shows its chart", .timeLimit(.minutes(1)))  // R: D2, D6, W1
-    func notificationAndDetail() throws {
+    @Test("a finished workout: its notification, and the detail shows its chart", .timeLimit(.minutes(5)))  // R: D2, D6, W1
+    func notificationAndDetail() async throws {
         let pair = try PairHarness("e2e-notify")
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         try pair.must(.watch, "start-workout running")
-        sleep(1)
+        try await Task.sleep(for: .seconds(1))
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
-        try pair.waitFor(.phone, "the notification") { $0.name == "notification.posted" && $0["uuid"]?.stringValue == uuid }
-        try pair.waitFor(.phone, "the record") { $0.name == "record.saved" }
+        try await pair.waitFor(.phone, "the notification") { $0.name == "notification.posted" && $0["uuid"]?.stringValue == uuid }
+        try await pair.waitFor(.phone, "the record") { $0.name == "record.saved" }
         let detail = try pair.must(.phone, "open-workout latest")
         #expect(detail.contains("heart rate: average"))
         #expect(detail.contains("┤"))
         // "Exactly one, however long after" is checked in virtual time (PhoneTimingSimulationTests).
     }
 
-    @Test("deleting one record on the phone removes it and its workout on both sides; its siblings stay", .timeLimit(.minutes(1)))  // R: D5, S2
-    func deleteEverywhere() throws {
+    @Test("deleting one record on the phone removes it and its workout on both sides; its siblings stay", .timeLimit(.minutes(5)))  // R: D5, S2
+    func deleteEverywhere() async throws {
         let pair = try PairHarness("e2e-delete")
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         try pair.must(.watch, "start-workout strength")
-        usleep(500_000)
+        try await Task.sleep(for: .microseconds(500_000))
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
-        try pair.waitFor(.phone, count: 3, "three records") { $0.name == "record.saved" }
-        try pair.waitFor(.phone, "the workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try await pair.waitFor(.phone, count: 3, "three records") { $0.name == "record.saved" }
+        try await pair.waitFor(.phone, "the workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         let reply = try pair.must(.phone, "delete-workout latest")
         #expect(reply.contains("deleted record") && reply.contains("2 other record(s) of the session stay")
                 && reply.contains("deleted HealthKit workout \(uuid)"), "\(reply)")
-        try pair.waitFor(.watch, "the workout deleted on the watch") { $0.name == "hk.deleted" && $0["uuid"]?.stringValue == uuid }
-        try pair.waitFor(.watch, "the record deleted on the watch") { $0.name == "record.deleted" }
+        try await pair.waitFor(.watch, "the workout deleted on the watch") { $0.name == "hk.deleted" && $0["uuid"]?.stringValue == uuid }
+        try await pair.waitFor(.watch, "the record deleted on the watch") { $0.name == "record.deleted" }
         let watch = try pair.status(.watch)
         #expect(watch["stores"]?["workouts"] == 0 && watch["stores"]?["records"] == 2, "\(watch)")
     }
 
-    @Test("records arriving before their HealthKit workout still show once", .timeLimit(.minutes(1)))  // R: D1
-    func recordsBeforeWorkout() throws {
+    @Test("records arriving before their HealthKit workout still show once", .timeLimit(.minutes(5)))  // R: D1
+    func recordsBeforeWorkout() async throws {
         let pair = try PairHarness("e2e-order", channels: """
             channels:
               healthkit: { latency: 3m }
               cloudkit: { latency: 0, exportInterval: off }
             """)
         defer { pair.stopAll() }
-        try pair.up()
+        try await pair.up()
         try pair.must(.watch, "start-workout running")
-        usleep(500_000)
+        try await Task.sleep(for: .microseconds(500_000))
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
-        try pair.waitFor(.phone, "the record first") { $0.name == "record.saved" }
+        try await pair.waitFor(.phone, "the record first") { $0.name == "record.saved" }
         #expect(!pair.events(.phone).contains { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid })
         try pair.must(.phone, "pull-to-refresh train")
-        let early = try pair.waitFor(.phone, "train with the record alone") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["recordsOnly"] == 1 }
+        let early = try await pair.waitFor(.phone, "train with the record alone") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["recordsOnly"] == 1 }
         #expect(early.last?["workouts"] == 1)
-        try pair.waitFor(.phone, "the workout later") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        try await pair.waitFor(.phone, "the workout later") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         try pair.must(.phone, "pull-to-refresh train")
-        let late = try pair.waitFor(.phone, "train with one linked workout") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["linked"] == 1 }
+        let late = try await pair.waitFor(.phone, "train with one linked workout") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["linked"] == 1 }
         #expect(late.last?["workouts"] == 1)
     }
 }

@@ -5,27 +5,27 @@ import Foundation
 import PairSimCore
 import Testing
 
-@Suite("End to end: restarts keep state", .serialized)
+@Suite("End to end: restarts keep state")
 struct RestartTests {
-    @Test("a watch killed with an unacknowledged outbox delivers it after restart", .timeLimit(.minutes(1)))  // R: S5
-    func watchOutboxSurvivesKill() throws {
+    @Test("a watch killed with an unacknowledged outbox delivers it after restart", .timeLimit(.minutes(5)))  // R: S5
+    func watchOutboxSurvivesKill() async throws {
         let pair = try PairHarness("e2e-kill-watch")
         defer { pair.stopAll() }
         let epoch = PairHarness.now()
-        try pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.watch, epoch: epoch)
         try pair.must(.watch, "start-workout rowing")
-        usleep(200_000)
+        try await Task.sleep(for: .microseconds(200_000))
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
-        pair.stop("watch", signal: SIGKILL)
-        try pair.startNode(.watch, epoch: epoch)
-        try pair.startNode(.phone, epoch: epoch)
-        try pair.waitFor(.phone, "the workout from before the kill") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
+        await pair.stop("watch", signal: SIGKILL)
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch)
+        try await pair.waitFor(.phone, "the workout from before the kill") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         let started = pair.events(.watch).filter { $0.name == "node.started" }
         #expect(started.last?["restored"] == .bool(true))
     }
 
-    @Test("a watch killed mid bulk write with its outbox full of stored batches resumes; the phone gets every sample once", .timeLimit(.minutes(2)))  // R: S5, S6, E4
-    func bulkWriteSurvivesKill() throws {
+    @Test("a watch killed mid bulk write with its outbox full of stored batches resumes; the phone gets every sample once", .timeLimit(.minutes(5)))  // R: S5, S6, E4
+    func bulkWriteSurvivesKill() async throws {
         // No phone yet: nothing is acknowledged, so the outbox holds batches that refer to the
         // store (schema v5) when the watch is killed, and must rebuild their frames after restart.
         let pair = try PairHarness("e2e-kill-bulk", extra: """
@@ -34,65 +34,65 @@ struct RestartTests {
             """)
         defer { pair.stopAll() }
         let epoch = PairHarness.now()
-        try pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.watch, epoch: epoch)
         try pair.must(.watch, "write-samples hr 20000")
-        #expect(try PairHarness.poll(seconds: 20) { (try pair.status(.watch)["channels"]?["healthkit"]?["pending"]?.intValue ?? 0) >= 4 })
-        pair.stop("watch", signal: SIGKILL)
-        try pair.startNode(.watch, epoch: epoch)
-        try pair.startNode(.phone, epoch: epoch)
-        try pair.waitFor(.watch, seconds: 60, "samples.written after the restart") { $0.name == "samples.written" }
-        #expect(try PairHarness.poll(seconds: 60) { try pair.status(.phone)["stores"]?["samples"] == 20_000 },
+        #expect(try await PairHarness.poll(seconds: 180) { (try pair.status(.watch)["channels"]?["healthkit"]?["pending"]?.intValue ?? 0) >= 4 })
+        await pair.stop("watch", signal: SIGKILL)
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch)
+        try await pair.waitFor(.watch, "samples.written after the restart") { $0.name == "samples.written" }
+        #expect(try await PairHarness.poll(seconds: 180) { try pair.status(.phone)["stores"]?["samples"] == 20_000 },
                 "phone: \(String(describing: try? pair.status(.phone)["stores"]))")
-        #expect(try PairHarness.poll(seconds: 30) { try pair.status(.watch)["channels"]?["healthkit"]?["pending"] == 0 })
+        #expect(try await PairHarness.poll(seconds: 180) { try pair.status(.watch)["channels"]?["healthkit"]?["pending"] == 0 })
         #expect(try pair.status(.watch)["stores"]?["samples"] == 20_000)
     }
 
-    @Test("a phone killed after saving keeps its store and applies nothing twice", .timeLimit(.minutes(1)))  // R: S5, S6
-    func phoneStoreSurvivesKill() throws {
+    @Test("a phone killed after saving keeps its store and applies nothing twice", .timeLimit(.minutes(5)))  // R: S5, S6
+    func phoneStoreSurvivesKill() async throws {
         let pair = try PairHarness("e2e-kill-phone")
         defer { pair.stopAll() }
         let epoch = PairHarness.now()
-        try pair.startNode(.watch, epoch: epoch)
-        try pair.startNode(.phone, epoch: epoch)
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch)
         try pair.must(.watch, "write-sample weight 71.2")
-        try pair.waitFor(.phone, "the weight sample") { $0.name == "hk.saved" }
-        pair.stop("phone", signal: SIGKILL)
+        try await pair.waitFor(.phone, "the weight sample") { $0.name == "hk.saved" }
+        await pair.stop("phone", signal: SIGKILL)
         try pair.must(.watch, "write-sample weight 71.0")
-        try pair.startNode(.phone, epoch: epoch)
-        try pair.waitFor(.phone, count: 2, "both weight samples") { $0.name == "hk.saved" }
+        try await pair.startNode(.phone, epoch: epoch)
+        try await pair.waitFor(.phone, count: 2, "both weight samples") { $0.name == "hk.saved" }
         let status = try pair.status(.phone)
         #expect(status["stores"]?["workouts"] == 0 && status["stores"]?["samples"] == 2, "\(status)")
         #expect(pair.events(.phone).filter { $0.name == "hk.saved" }.count == 2)
     }
 }
 
-@Suite("End to end: one node per data directory, one pair per topology", .serialized)
+@Suite("End to end: one node per data directory, one pair per topology")
 struct ExclusivityTests {
-    @Test("a second node on the same data directory is refused and the first keeps running", .timeLimit(.minutes(1)))  // R: S5, P2
-    func secondNodeRefused() throws {
+    @Test("a second node on the same data directory is refused and the first keeps running", .timeLimit(.minutes(5)))  // R: S5, P2
+    func secondNodeRefused() async throws {
         let pair = try PairHarness("e2e-twice")
         defer { pair.stopAll() }
         let epoch = PairHarness.now()
-        try pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.watch, epoch: epoch)
         let second = try pair.spawn("watch-2", "watch-node", ["--topology", pair.topologyPath, "--no-stdin", "--fresh"])
-        second.waitUntilExit()
+        await second.waitUntilExit()
         #expect(second.terminationStatus != 0)
         #expect(pair.output("watch-2").contains("is in use by another node"))
         #expect(try pair.ctl(.watch, "ping").ok)
         #expect(pair.events(.watch).contains { $0.name == "node.ready" })
     }
 
-    @Test("topology up refuses a pair that is already up; ctl keeps quoted words together", .timeLimit(.minutes(1)))  // R: P2, P3
-    func upTwiceAndQuoting() throws {
+    @Test("topology up refuses a pair that is already up; ctl keeps quoted words together", .timeLimit(.minutes(5)))  // R: P2, P3
+    func upTwiceAndQuoting() async throws {
         let pair = try PairHarness("e2e-up-twice")
         defer { pair.stopAll() }
-        try pair.up()
-        let (status, output) = try pair.runTopology(["up", pair.topologyPath, "--no-stdin"])
+        try await pair.up()
+        let (status, output) = try await pair.runTopology(["up", pair.topologyPath, "--no-stdin"])
         #expect(status != 0)
         #expect(output.contains("already running"))
-        let (ctlStatus, reply) = try pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "start-workout", "strength", "Bench Press"])
+        let (ctlStatus, reply) = try await pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "start-workout", "strength", "Bench Press"])
         #expect(ctlStatus == 0, "\(reply)")
         #expect(try pair.must(.watch, "finish-workout").contains("records=1"))
-        try pair.waitFor(.watch, "the record") { $0.name == "record.saved" && $0["exercise"]?.stringValue == "Bench Press" }
+        try await pair.waitFor(.watch, "the record") { $0.name == "record.saved" && $0["exercise"]?.stringValue == "Bench Press" }
     }
 }
