@@ -1,46 +1,83 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test (unit and end-to-end on the real binaries).
-# Extra arguments go to `swift test`, e.g. scripts/test.sh --filter EndToEnd
+# Installs what is missing, builds, and runs every test (unit and end-to-end on the real binaries),
+# the swarm check and the example package, then prints how long each phase took.
+# Extra arguments go to `swift test`, e.g. scripts/test.sh --filter EndToEnd (then only that runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
+
+# Each phase's wall time, printed at the end (also when a phase fails).
+phases=()
+phase_name=""
+milliseconds() { echo $(( $(date +%s%N) / 1000000 )); }
+seconds_since() { awk -v ms="$(( $(milliseconds) - $1 ))" 'BEGIN { printf "%6.1f s", ms / 1000 }'; }
+all_started=$(milliseconds)
+phase_started=$all_started
+phase() {
+  [ -z "$phase_name" ] || phases+=("$(printf '%-40s %s' "$phase_name" "$(seconds_since "$phase_started")")")
+  phase_name="$1"
+  phase_started=$(milliseconds)
+  [ -z "$1" ] || say "$1"
+}
+report_phases() {
+  phase ""
+  printf '\nphases:\n' >&2
+  printf '  %s\n' "${phases[@]}" >&2
+  printf '  %-40s %s\n' "total" "$(seconds_since "$all_started")" >&2
+}
+trap report_phases EXIT
+
+phase "installing what the build needs"
 ensure_packages
-# The JUnit test validates `--junit` output against Tests/Fixtures/junit.xsd with xmllint; the
-# foreign-client test runs Tests/Fixtures/foreign_client.py with Debian's python3 and python3-zmq.
-ensure_packages libxml2-utils python3-zmq
-# The report test renders report.html in headless Chromium (Debian's package; where there is no
-# such package, e.g. Ubuntu's snap-only chromium, that one test says what is missing).
-if apt-cache show chromium >/dev/null 2>&1 || dpkg -s chromium >/dev/null 2>&1; then
-  ensure_packages chromium
-fi
-say "building"
+# What only the tests need installs while the build runs (a fresh machine spends ~40 s on it,
+# most of it Chromium): the JUnit test validates `--junit` output with xmllint (libxml2-utils);
+# the foreign-client test runs Tests/Fixtures/foreign_client.py with Debian's python3-zmq; the
+# report test renders report.html in headless Chromium (Debian's package; where there is no such
+# package, e.g. Ubuntu's snap-only chromium, that one test says what is missing).
+test_packages=(libxml2-utils python3-zmq)
+if apt-cache show chromium >/dev/null 2>&1 || dpkg -s chromium >/dev/null 2>&1; then test_packages+=(chromium); fi
+install_log=$(mktemp)
+( ensure_packages "${test_packages[@]}" ) >"$install_log" 2>&1 &
+installer=$!
+
+phase "building"
 swift build --build-tests
-say "testing"
-swift test --skip-build "$@"
+
+phase "installing what the tests need"
+if ! wait "$installer"; then cat "$install_log"; fail "installing ${test_packages[*]} failed"; fi
+rm -f "$install_log"
+
+if [ $# -gt 0 ]; then
+  phase "testing (swift test $*)"
+  swift test --skip-build "$@"
+  exit 0
+fi
+
+# A developer's own package (docs/APPS.md), built against this checkout into the same build
+# folder: SwiftPM then compiles only the example's own targets (~15 s here) instead of all of
+# PairSim a second time (~85 s). SwiftPM keeps a path dependency's file list from the last
+# manifest load, so a PairSim source file added since the example's last build is missed
+# (undefined symbols) until the manifest is touched (seen here: a new SyncEngine+Status.swift).
+phase "building Examples/MyHealthApp"
+touch Examples/MyHealthApp/Package.swift
+swift build --package-path Examples/MyHealthApp --scratch-path "$PWD/.build"
+bin="$(swift build --show-bin-path)"
+
+phase "testing"
+swift test --skip-build
+
 # The simulator with a nemesis over a few hundred seeds (docs/SCENARIOS.md#the-nemesis-and-the-invariants):
 # kills, restarts and partitions drawn from each seed, invariants checked against the fault-free run.
-if [ $# -eq 0 ]; then
-  say "swarm: nemesis seeds in simulation"
-  bin="$(swift build --show-bin-path)"
-  "$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 300 --nemesis
-  "$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 300 --nemesis
-  "$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 300 --nemesis
-  "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 300 --nemesis
-  "$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 40 --nemesis
-fi
-# A developer's own package (docs/APPS.md): it builds against this checkout, runs its scenario in
-# its own simulator, and on real processes through topology run --phone-bin. (Skipped when the
-# arguments pick tests.)
-if [ $# -eq 0 ]; then
-  say "building Examples/MyHealthApp"
-  # SwiftPM keeps a path dependency's file list from the last manifest load, so a PairSim source
-  # file added since the example's last build is missed (undefined symbols) until the manifest is
-  # touched (seen here: a new SyncEngine+Status.swift broke the incremental example build).
-  touch Examples/MyHealthApp/Package.swift
-  swift build --package-path Examples/MyHealthApp
-  example_bin="$(swift build --package-path Examples/MyHealthApp --show-bin-path)"
-  say "Examples/MyHealthApp: its scenario in its simulator, then on real processes"
-  "$example_bin/my-phone-node" simulate Examples/MyHealthApp/Scenarios/hrv-drop.yaml
-  "$(swift build --show-bin-path)/topology" run Examples/MyHealthApp/Scenarios/hrv-drop.yaml \
-    --phone-bin "$example_bin/my-phone-node" --time-scale 600 --dir "$(mktemp -d)"
-fi
+phase "swarm: nemesis seeds in simulation"
+"$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 300 --nemesis
+"$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 300 --nemesis
+"$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 300 --nemesis
+"$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 300 --nemesis
+"$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 40 --nemesis
+
+# The example's scenario in its own simulator, then on real processes through --phone-bin, in
+# stepped time (the run's timing is the topology's, however busy the machine).
+phase "Examples/MyHealthApp: simulate and run"
+"$bin/my-phone-node" simulate Examples/MyHealthApp/Scenarios/hrv-drop.yaml
+"$bin/topology" run Examples/MyHealthApp/Scenarios/hrv-drop.yaml \
+  --phone-bin "$bin/my-phone-node" --clock stepped --dir "$(mktemp -d)"
