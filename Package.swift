@@ -27,8 +27,8 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(
             name: "PairSimCore",
-            // Only the two collections used (Heap, Deque): the umbrella `Collections` product
-            // compiles all of swift-collections, ~25 s of a cold debug build on 2 cores.
+            // Only the collections used (Heap here, Deque in the simulator): the umbrella
+            // `Collections` product compiles every module of swift-collections.
             dependencies: ["CUUIDSet", .product(name: "HeapModule", package: "swift-collections")]
         ),
         // Keeps a node running when the app under test traps (measured first: see app_guard.c).
