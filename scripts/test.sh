@@ -36,8 +36,18 @@ ensure_packages
 # package, e.g. Ubuntu's snap-only chromium, that one test says what is missing).
 test_packages=(libxml2-utils python3-zmq)
 if apt-cache show chromium >/dev/null 2>&1 || dpkg -s chromium >/dev/null 2>&1; then test_packages+=(chromium); fi
+# The deploy files' test validates the Kubernetes manifests and the CI-matrix example with
+# kubernetes-validate and check-jsonschema, from PyPI.
+pip_packages=()
+command -v kubernetes-validate >/dev/null || pip_packages+=(kubernetes-validate)
+command -v check-jsonschema >/dev/null || pip_packages+=(check-jsonschema)
 install_log=$(mktemp)
-( ensure_packages "${test_packages[@]}" ) >"$install_log" 2>&1 &
+(
+  ensure_packages "${test_packages[@]}"
+  if [ "${#pip_packages[@]}" -gt 0 ]; then
+    python3 -m pip install --quiet --disable-pip-version-check "${pip_packages[@]}"
+  fi
+) >"$install_log" 2>&1 &
 installer=$!
 
 phase "building"

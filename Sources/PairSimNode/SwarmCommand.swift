@@ -11,17 +11,30 @@ import PairSimScenario
 import PairSimulation
 import Synchronization
 
-/// `topology swarm`: one scenario over many seeds, in parallel worker processes (R: V4).
+/// `topology swarm`: one scenario over many seeds, in parallel worker processes (R: V4); a share
+/// of them with `--shard I/N`, and `topology swarm merge` to join the shares (docs/SCENARIOS.md#swarm).
 public struct SwarmCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "swarm",
         abstract: "Simulate a scenario over many seeds in parallel worker processes; print every failing seed with the command that reproduces it.",
+        discussion: "`swarm FILE --seeds N …` runs them (the default); `swarm merge DIR…` joins the results of its shards. docs/SCENARIOS.md#swarm.",
+        subcommands: [SwarmRun.self, SwarmMerge.self],
+        defaultSubcommand: SwarmRun.self)
+
+    public init() {}
+}
+
+/// `topology swarm FILE --seeds N [--shard I/N] [--results DIR] …`.
+public struct SwarmRun: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Simulate a scenario over many seeds in parallel worker processes (what `topology swarm FILE …` does).",
         discussion: "Exit status 1 when any seed fails. docs/SCENARIOS.md#swarm.")
 
     @Argument(help: "Scenario file, e.g. Topologies/scenarios/week-of-normal-life.yaml.")
     var file: String
 
-    @Option(help: "How many seeds to run.")
+    @Option(help: "How many seeds in all (with --shard, this shard runs its share of them).")
     var seeds: Int
 
     @Option(help: "First seed (the others follow it).")
@@ -39,32 +52,38 @@ public struct SwarmCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write a JUnit XML report (a testsuite per seed) to this file.", valueName: "file"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("Run only shard I of N (1 ≤ I ≤ N): the seeds whose index counted from --from leaves I − 1 when divided by N. Every machine gets the same FILE, --seeds and --from.", valueName: "I/N"))
+    var shard: String = "1/1"
+
+    @Option(help: ArgumentHelp("Write this run's results to DIR/shard-I-of-N.jsonl, for `topology swarm merge`.", valueName: "dir"))
+    var results: String?
+
     @Option(help: .hidden)
     var worker: Int?
 
     public init() {}
 
     public func validate() throws {
-        guard seeds >= 1, seeds <= 10_000_000 else { throw ValidationError("--seeds must be 1 to 10000000, got \(seeds)") }
+        guard seeds >= 1, seeds <= 100_000_000 else { throw ValidationError("--seeds must be 1 to 100000000, got \(seeds)") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1 to 256, got \(jobs)") }
         guard from <= UInt64.max - UInt64(seeds) else { throw ValidationError("--from \(from) + --seeds \(seeds) passes the largest seed") }
+        _ = try SwarmShard(parsing: shard)
     }
 
     public func run() throws {
         let scenario = try loadScenario(file)
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
+        let shard = try SwarmShard(parsing: shard)
+        let indices = shard.indices(of: seeds)
         if let worker {
-            // A worker: every jobs-th seed from its index, one JSON line each.
-            let count = jobs ?? 1
-            var index = worker
-            while index < seeds {
-                let line = Self.runSeed(scenario, registration, seed: from + UInt64(index), nemesis: nemesis)
+            // A worker: every jobs-th seed of the shard's, from its index, one JSON line each.
+            for index in stride(from: worker, to: indices.count, by: jobs ?? 1) {
+                let line = Self.runSeed(scenario, registration, seed: from + UInt64(indices[index]), nemesis: nemesis)
                 FileHandleWriter.standardOutput(JSONWriter.string(line) + "\n")
-                index += count
             }
             return
         }
-        try coordinate(scenario)
+        try coordinate(scenario, shard: shard, count: indices.count)
     }
 
     /// One seed: its verdicts as a JSON line.
@@ -88,26 +107,20 @@ public struct SwarmCommand: ParsableCommand {
         return .object(object)
     }
 
-    func reproduce(_ seed: UInt64) -> String {
-        "topology simulate \(file) --seed \(seed)" + (nemesis ? " --nemesis" : "") + (app.map { " --app \($0)" } ?? "")
-    }
-
-    /// True when the seeds play a nemesis: `--nemesis`, or the scenario's `nemesis:` key.
-    func playsNemesis(_ scenario: Scenario) -> Bool { scenario.nemesisPlayed(flag: nemesis) != nil }
-
-    func coordinate(_ scenario: Scenario) throws {
+    func coordinate(_ scenario: Scenario, shard: SwarmShard, count: Int) throws {
         let started = ContinuousClock.now
-        let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, seeds)
+        let workers = max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, count))
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
-        let results = Mutex<[JSON]>([])
+        let collected = Mutex<[JSON]>([])
         let broken = Mutex<[String]>([])
         var children: [ChildProcess] = []
-        for index in 0..<workers {
-            var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--jobs", String(workers), "--worker", String(index)]
+        for index in 0..<workers where index < count {
+            var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--jobs", String(workers), "--worker", String(index),
+                             "--shard", shard.description]
             if nemesis { arguments.append("--nemesis") }
             if let app { arguments += ["--app", app] }
             children.append(try ChildProcess(name: "swarm worker \(index)", executable: executable, arguments: arguments, output: .lines { line in
-                if let json = try? JSONParser().parse(line), json["seed"] != nil { results.withLock { $0.append(json) } }
+                if let json = try? JSONParser().parse(line), json["seed"] != nil { collected.withLock { $0.append(json) } }
                 else { broken.withLock { $0.append(line) } }
             }))
         }
@@ -115,47 +128,52 @@ public struct SwarmCommand: ParsableCommand {
         while children.contains(where: \.isRunning) {
             usleep(200_000)
             if tty {
-                let (done, failed) = results.withLock { ($0.count, $0.filter { $0["passed"] != .bool(true) }.count) }
-                FileHandleWriter.standardError("\r\(done)/\(seeds) seeds, \(failed) failed")
+                let (done, failed) = collected.withLock { ($0.count, $0.filter { $0["passed"] != .bool(true) }.count) }
+                FileHandleWriter.standardError("\r\(done)/\(count) seeds, \(failed) failed")
             }
         }
         ChildProcess.stopAll(children, signal: nil)
         if tty { FileHandleWriter.standardError("\r" + String(repeating: " ", count: 40) + "\r") }
-        let all = results.withLock { $0 }.sorted { ($0["seed"]?.intValue ?? 0) < ($1["seed"]?.intValue ?? 0) }
-        let failing = all.filter { $0["passed"] != .bool(true) }
-        for result in failing {
-            let seed = UInt64(bitPattern: result["seed"]!.intValue!)
-            print("✘ seed \(seed):")
-            for verdict in result["verdicts"]?.arrayValue ?? [] where verdict["passed"] != .bool(true) {
-                print("    \(verdict["label"]?.stringValue ?? "") — \(verdict["detail"]?.stringValue ?? "")")
-            }
-            for command in result["failedCommands"]?.arrayValue ?? [] { print("    timeline command failed: \(command.stringValue ?? "")") }
-            print("  reproduce with: \(reproduce(seed))")
-        }
+        let elapsed = ContinuousClock.now - started
+        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let header = SwarmResults.Header(file: file, scenario: scenario.name, duration: scenario.duration, from: from, seeds: seeds,
+                                         nemesis: nemesis, playsNemesis: scenario.nemesisPlayed(flag: nemesis) != nil, app: app, shard: shard,
+                                         program: SwarmResults.programName)
+        let report = SwarmResults(header: header, results: collected.withLock { $0 })
+        if let results { try report.save(in: results) }
         for line in broken.withLock({ $0 }) { print("worker: \(line)") }
         let exits = children.filter { $0.terminationStatus != 0 }.map { "\($0.name) exited with status \($0.terminationStatus)" }
         exits.forEach { print($0) }
-        let elapsed = ContinuousClock.now - started
-        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let missing = seeds - all.count
-        print("swarm \(scenario.name)\(playsNemesis(scenario) ? " --nemesis" : ""): \(all.count) seed(s) from \(from) in \(String(format: "%.1f", wall)) s "
-              + "(\(String(format: "%.1f", Double(all.count) / max(wall, 0.001))) seeds/s, \(workers) worker(s)): "
-              + "\(failing.count) failed" + (missing > 0 ? ", \(missing) not run" : ""))
-        if let junit { try writeJUnit(all, scenario: scenario, to: junit) }
-        if !failing.isEmpty || missing > 0 || !exits.isEmpty { throw ExitCode(1) }
+        let failed = report.printFailures()
+        print(report.summary(shardNote: shard.count > 1 ? ", shard \(shard)" : "",
+                             timing: " in \(String(format: "%.1f", wall)) s (\(String(format: "%.1f", Double(report.results.count) / max(wall, 0.001))) seeds/s, \(workers) worker(s))"))
+        if let junit { try report.writeJUnit(to: junit) }
+        if failed || !exits.isEmpty { throw ExitCode(1) }
     }
+}
 
-    func writeJUnit(_ results: [JSON], scenario: Scenario, to path: String) throws {
-        let suites = results.map { result in
-            let seed = UInt64(bitPattern: result["seed"]!.intValue!)
-            let verdicts = (result["verdicts"]?.arrayValue ?? []).map {
-                Verdict(passed: $0["passed"] == .bool(true), label: $0["label"]?.stringValue ?? "", detail: $0["detail"]?.stringValue ?? "")
-            }
-            let outcome = ScenarioOutcome(scenario: scenario.name, mode: playsNemesis(scenario) ? "swarm --nemesis" : "swarm", seed: seed, duration: scenario.duration,
-                                          events: [], verdicts: verdicts, failedCommands: (result["failedCommands"]?.arrayValue ?? []).compactMap(\.stringValue),
-                                          charts: [])
-            return JUnitReport.Suite(outcome: outcome, file: file, reproduce: reproduce(seed), wallSeconds: result["wall"]?.doubleValue ?? 0)
-        }
-        try save(JUnitReport.xml(suites, timestamp: JUnitReport.timestamp(Date())), to: path, what: "--junit")
+/// `topology swarm merge DIR…`: one summary, one JUnit file and one list of failing seeds from
+/// the results of a sharded swarm, as the unsharded swarm of the same seeds prints them.
+public struct SwarmMerge: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Join the results (--results DIR) of a swarm's shards: print every failing seed with its reproduce command, and a summary.",
+        discussion: "Exit status 1 when any seed failed or a shard's results are missing. docs/SCENARIOS.md#swarm-across-machines.")
+
+    @Argument(help: "Directories (or .jsonl files) holding the shards' results.")
+    var paths: [String]
+
+    @Option(help: ArgumentHelp("Write one JUnit XML report (a testsuite per seed) to this file.", valueName: "file"))
+    var junit: String?
+
+    public init() {}
+
+    public func run() throws {
+        let report = try SwarmResults.merge(paths)
+        let failed = report.printFailures()
+        let shards = report.header.shard.count
+        print(report.summary(shardNote: ", merged from \(shards) shard(s)", timing: ""))
+        if let junit { try report.writeJUnit(to: junit) }
+        if failed { throw ExitCode(1) }
     }
 }

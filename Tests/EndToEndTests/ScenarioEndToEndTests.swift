@@ -196,4 +196,83 @@ struct SwarmEndToEndTests {
         let replay = try await PairHarness.runTopology(["simulate", failing, "--seed", "9"])
         #expect(replay.status == 1 && replay.output.contains("✘ never phone hk.saved"), "\(replay.output)")
     }
+
+    /// A JUnit file without what differs between two runs of the same seeds: wall times and the timestamp.
+    static func timeless(_ path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: #"(time|timestamp)="[^"]*""#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #"name="wallSeconds" value="[^"]*""#, with: "", options: .regularExpression)
+    }
+
+    @Test("three shards run as separate processes and merged report what one unsharded swarm of the same seeds does", .timeLimit(.minutes(5)))  // R: V4, I1
+    func shardsMerge() async throws {
+        let dir = try ResultsEndToEndTests.temporary("shards")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Some seeds fail: the healthkit channel's latency (uniform 1–4 s) decides whether the
+        // sample lands within 2.5 s.
+        let file = dir + "/mixed.yaml"
+        try """
+            name: mixed
+            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
+            duration: 20m
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+            expect:
+              - { after: "watch sample.written", within: 2500ms, then: "phone hk.saved" }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let whole = try await PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--junit", dir + "/whole.xml"])
+        #expect(whole.status == 1, "\(whole.output)")
+        async let one = PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--shard", "1/3", "--results", dir + "/results"])
+        async let two = PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--shard", "2/3", "--results", dir + "/results"])
+        async let three = PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--shard", "3/3", "--results", dir + "/results"])
+        let shards = try await [one, two, three]
+        for (index, shard) in shards.enumerated() {
+            #expect(shard.output.contains("swarm mixed: 5 seed(s) from 3, shard \(index + 1)/3 in"), "\(shard.output)")
+        }
+        let merged = try await PairHarness.runTopology(["swarm", "merge", dir + "/results", "--junit", dir + "/merged.xml"])
+        #expect(merged.status == 1, "\(merged.output)")
+        // Every failing seed, what failed and its reproduce line: the same lines, in the same order.
+        let failures = { (output: String) in output.split(separator: "\n").filter { !$0.hasPrefix("swarm ") } }
+        #expect(!failures(whole.output).isEmpty)
+        #expect(failures(merged.output) == failures(whole.output), "merged:\n\(merged.output)\nwhole:\n\(whole.output)")
+        let failed = try #require(whole.output.split(separator: "\n").last { $0.hasPrefix("swarm ") }?.split(separator: ":").last)
+        #expect(merged.output.contains("swarm mixed: 15 seed(s) from 3, merged from 3 shard(s):\(failed)"), "\(merged.output)")
+        try await ResultsEndToEndTests.validateJUnit(dir + "/merged.xml")
+        #expect(try Self.timeless(dir + "/merged.xml") == Self.timeless(dir + "/whole.xml"))
+
+        // A shard missing: the merge says which, counts its seeds as not run and fails.
+        try FileManager.default.removeItem(atPath: dir + "/results/shard-2-of-3.jsonl")
+        let partial = try await PairHarness.runTopology(["swarm", "merge", dir + "/results"])
+        #expect(partial.status == 1 && partial.output.contains("shard 2/3: no results") && partial.output.contains(", 5 not run"), "\(partial.output)")
+        // Another swarm's shard is refused, naming both.
+        _ = try await PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "4", "--shard", "2/3", "--results", dir + "/results"])
+        let mixed = try await PairHarness.runTopology(["swarm", "merge", dir + "/results"])
+        #expect(mixed.status != 0 && mixed.output.contains("another swarm's results"), "\(mixed.output)")
+    }
+
+    /// The container file, the Indexed Job and the CI-matrix example (docs/SWARM.md): the
+    /// manifests against Kubernetes' schemas (kubernetes-validate) and GitHub's workflow schema
+    /// (check-jsonschema), both from PyPI, which scripts/test.sh installs.
+    @Test("the Kubernetes Indexed Job and the CI matrix example validate against their schemas; each shard is the completion index's", .timeLimit(.minutes(5)))  // R: V4
+    func deployFilesValidate() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let job = try String(contentsOfFile: root + "/deploy/kubernetes/swarm-job.yaml", encoding: .utf8)
+        #expect(job.contains("completionMode: Indexed") && job.contains(#"--shard "$((JOB_COMPLETION_INDEX + 1))/$SHARDS""#))
+        #expect(job.contains("completions: 100") && job.contains(#"value: "100""#), "SHARDS matches completions")
+        let dockerfile = try String(contentsOfFile: root + "/deploy/Dockerfile", encoding: .utf8)
+        #expect(dockerfile.contains("FROM swift:") && dockerfile.contains("--product topology"))
+        let validators = ["kubernetes-validate", "check-jsonschema"]
+        for tool in validators {
+            guard (try? await PairHarness.runProgram("/usr/bin/env", [tool, "--version"]))?.status == 0 else {
+                Issue.record("\(tool) is not installed (scripts/test.sh installs it from PyPI)")
+                return
+            }
+        }
+        let kubernetes = try await PairHarness.runProgram("/usr/bin/env", ["kubernetes-validate", "-k", "1.31.0", "--strict",
+                                                                      root + "/deploy/kubernetes/swarm-job.yaml", root + "/deploy/kubernetes/swarm-merge-job.yaml"])
+        #expect(kubernetes.status == 0, "\(kubernetes.output)")
+        let workflow = try await PairHarness.runProgram("/usr/bin/env", ["check-jsonschema", "--builtin-schema", "vendor.github-workflows",
+                                                                    root + "/deploy/github-actions/swarm.yml"])
+        #expect(workflow.status == 0, "\(workflow.output)")
+    }
 }
