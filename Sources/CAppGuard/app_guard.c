@@ -47,7 +47,9 @@ int pairsim_run_guarded(pairsim_guarded_fn fn, void *context) {
     pthread_once(&once, install);
     sigjmp_buf buffer;
     sigjmp_buf *saved = current_jump;
-    int sig = sigsetjmp(buffer, 1);
+    // No signal mask to save and restore (a system call each way): the handler blocks nothing
+    // (SA_NODEFER, an empty sa_mask), so jumping out of it leaves the mask as it was.
+    int sig = sigsetjmp(buffer, 0);
     if (sig == 0) {
         current_jump = &buffer;
         fn(context);
@@ -57,3 +59,9 @@ int pairsim_run_guarded(pairsim_guarded_fn fn, void *context) {
     current_jump = saved;
     return sig;
 }
+
+static __thread void *current_runtime = 0;
+
+void *pairsim_current_runtime(void) { return current_runtime; }
+
+void pairsim_set_current_runtime(void *runtime) { current_runtime = runtime; }

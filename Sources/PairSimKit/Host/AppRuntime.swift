@@ -46,10 +46,19 @@ package final class AppRuntime: @unchecked Sendable {
 
     // MARK: The runtime the app's code is running in
 
-    private static let key = "PairSimKit.AppRuntime"
-
     /// The runtime whose call is being delivered on this thread.
-    package static var current: AppRuntime? { Thread.current.threadDictionary[key] as? AppRuntime }
+    package static var current: AppRuntime? {
+        pairsim_current_runtime().map { Unmanaged<AppRuntime>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Makes `runtime` the current one on this thread while `body` runs (unretained: the caller
+    /// holds it for that long), then puts back what was there.
+    static func asCurrent<T>(_ runtime: AppRuntime, _ body: () throws -> T) rethrows -> T {
+        let previous = pairsim_current_runtime()
+        pairsim_set_current_runtime(Unmanaged.passUnretained(runtime).toOpaque())
+        defer { pairsim_set_current_runtime(previous) }
+        return try withExtendedLifetime(runtime) { try body() }
+    }
 
     /// The runtime whose delivery started the current task: a `Task {}` the app starts inherits
     /// it (task-locals are copied), so a stray task's call is attributed to the right app.
@@ -103,15 +112,15 @@ package final class AppRuntime: @unchecked Sendable {
     package func deliver(_ call: AppCall, now: EmulatedInstant) -> [AppRequest] {
         self.now = now
         Self.lastDelivered.withLock { $0.runtime = self }
-        Thread.current.threadDictionary[Self.key] = self
-        defer { Thread.current.threadDictionary[Self.key] = nil }
-        // The app's synchronous code runs with its task-local owner bound; its tasks' jobs run
-        // outside that binding, so a trap in one (which abandons the job's frames, current task
-        // included) never unwinds through a task-local scope.
-        var trapped: Int32 = 0
-        Self.$owner.withValue(self) { trapped = Self.guarded { [self] in handle(call) } }
-        if trapped == 0 { trapped = Self.guarded { [self] in executor.drain() } }
-        if trapped != 0 { crashed(signal: trapped, during: call.kind) }
+        Self.asCurrent(self) {
+            // The app's synchronous code runs with its task-local owner bound; its tasks' jobs run
+            // outside that binding, so a trap in one (which abandons the job's frames, current task
+            // included) never unwinds through a task-local scope.
+            var trapped: Int32 = 0
+            Self.$owner.withValue(self) { trapped = Self.guarded { [self] in handle(call) } }
+            if trapped == 0 { trapped = Self.guarded { [self] in executor.drain() } }
+            if trapped != 0 { crashed(signal: trapped, during: call.kind) }
+        }
         lock.lock()
         defer { outbox = []; lock.unlock() }
         return outbox
@@ -175,9 +184,7 @@ package final class AppRuntime: @unchecked Sendable {
     package func status(now: EmulatedInstant) -> [String] {
         guard let app else { return [] }
         self.now = now
-        Thread.current.threadDictionary[Self.key] = self
-        defer { Thread.current.threadDictionary[Self.key] = nil }
-        return app.status()
+        return Self.asCurrent(self) { app.status() }
     }
 
     /// The process ended: the app's memory — its instance, queries, closures — is gone.
