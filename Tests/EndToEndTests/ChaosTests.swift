@@ -36,9 +36,10 @@ struct ChaosTests {
                       records: Set(state.records.map(\.id)))
     }
 
-    /// Runs the stream; with `chaos`, kills a random node every 0.8–2 s wall and restarts it.
+    /// Runs the stream at 240×; with `chaos`, kills a random node every 0.4–1 s wall (96–240
+    /// emulated seconds: a kill every two to four workouts) and restarts it.
     static func run(name: String, chaos: Bool) async throws -> (watch: Stores, phone: Stores, kills: Int, phoneEvents: [Event], watchEvents: [Event]) {
-        let pair = try PairHarness(name, timeScale: 120, channels: channels(faults: chaos))
+        let pair = try PairHarness(name, timeScale: 240, channels: channels(faults: chaos))
         defer { pair.stopAll() }
         let epoch = PairHarness.now()
         try await pair.startNode(.watch, epoch: epoch)
@@ -46,7 +47,7 @@ struct ChaosTests {
         try pair.must(.watch, "generate-workouts \(workouts) --every 1m --duration 30s --first 1m")
         var random = SplitMix64(seed: 2026)
         var kills = 0
-        // A hang guard only: a calm run settles in ~15 s here, a chaotic one in ~25 s.
+        // A hang guard only: a run settles in 10-20 s here when the machine is quiet.
         let deadline = Date().addingTimeInterval(300)
         var settledInTime = false
         func settled() -> Bool {
@@ -60,7 +61,7 @@ struct ChaosTests {
         }
         while Date() < deadline {
             if chaos, kills < 12 {
-                try await Task.sleep(for: .microseconds(Int(random.uniform(800_000, 2_000_000))))
+                try await Task.sleep(for: .microseconds(Int(random.uniform(400_000, 1_000_000))))
                 let victim: NodeName = random.chance(0.5) ? .watch : .phone
                 await pair.stop(victim.rawValue, signal: SIGKILL)
                 kills += 1

@@ -13,7 +13,8 @@ ensure_packages() {
   local wanted=("$@")
   [ "${#wanted[@]}" -gt 0 ] || wanted=(libzmq3-dev libsqlite3-dev libarchive-dev)
   for package in "${wanted[@]}"; do
-    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    # Installed, not merely known: a removed package's leftover configuration still answers `dpkg -s`.
+    [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" = "install ok installed" ] || missing+=("$package")
   done
   if [ "${#missing[@]}" -gt 0 ]; then
     command -v apt-get >/dev/null || fail "missing ${missing[*]} and no apt-get to install them"
