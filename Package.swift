@@ -34,7 +34,9 @@ let package = Package(
         // Keeps a node running when the app under test traps (measured first: see app_guard.c).
         .target(name: "CUUIDSet"),
         .target(name: "CAppGuard"),
-        .target(name: "PairSimKit", dependencies: ["PairSimCore", "CAppGuard"]),
+        // Answers the C clocks with the app's emulated time while app code runs (app_clock.h).
+        .target(name: "CAppClock"),
+        .target(name: "PairSimKit", dependencies: ["PairSimCore", "CAppGuard", "CAppClock"]),
         // The seeds' app, on PairSimKit only; Swift 5 mode, as most app code is written.
         .target(name: "ReferenceApp", dependencies: ["PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "DeltaSyncApp", dependencies: ["PairSimKit"], path: "Examples/DeltaSync",
@@ -80,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "watch-node",
-            dependencies: ["PairSimRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["PairSimRuntime", "PairSimKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "phone-node",
@@ -89,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "topology",
             dependencies: [
-                "PairSimNode", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimApps", "PairSimHealthExport",
+                "PairSimNode", "PairSimRuntime", "PairSimKit", "PairSimulation", "PairSimScenario", "PairSimApps", "PairSimHealthExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

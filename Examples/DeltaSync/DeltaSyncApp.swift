@@ -59,7 +59,7 @@ public final class DeltaSyncApp: PairSimApp {
             }
             let query = HKObserverQuery(sampleType: type, predicate: nil) { [weak self] _, completion, _ in
                 guard let self else { return completion() }
-                AppTask { await self.fetchChanges(type); completion() }
+                Task { await self.fetchChanges(type); completion() }
             }
             store.execute(query)
         }
@@ -95,7 +95,7 @@ public final class DeltaSyncApp: PairSimApp {
         // A first fetch (no anchor yet) only learns what exists: nothing is "new".
         guard anchor != nil else { return }
         for case let workout as HKWorkout in result.addedSamples where workout.source.isAppGroup {
-            var content = UNMutableNotificationContent()
+            let content = UNMutableNotificationContent()
             content.title = "Workout completed"
             content.body = "\(workout.activityName.capitalized) saved — open the app to see it"
             content.userInfo = ["uuid": workout.uuid.uuidString]

@@ -4,9 +4,10 @@ import PairSimKit
 
 /// The `main` of a developer's own node executable (Examples/MyHealthApp): `my-phone-node …` is a
 /// phone-node that also knows `apps`; `my-phone-node simulate FILE …` plays a scenario in the
-/// simulator with them (`topology simulate --phone-bin` calls it so).
+/// simulator with them (`topology simulate --phone-bin` calls it so). Call it from `main.swift`: the
+/// node's loop runs on the main thread, where the app's `DispatchQueue.main` work is run in order.
 public enum PairSimNodeMain {
-    public static func main(apps: [AppRegistration]) async {
+    public static func main(apps: [AppRegistration]) {
         AppChoice.add(apps)
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "simulate" {
@@ -14,7 +15,7 @@ public enum PairSimNodeMain {
         } else if arguments.first == "apps" {
             for app in apps { print("\(app.name)\t\(app.summary)") }
         } else {
-            await PhoneNodeCommand.start(arguments)
+            PhoneNodeCommand.start(arguments)
         }
     }
 }

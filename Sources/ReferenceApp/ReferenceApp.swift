@@ -135,7 +135,7 @@ public final class ReferenceApp: PairSimApp {
         }
         if type == ObservedTypes.workout {
             let store = self.store, notifier = self.notifier
-            AppTask { await notifier.check(store: store) }
+            Task { await notifier.check(store: store) }
         }
         clock.schedule(after: config.handlerDuration) { completion() }
     }
@@ -191,7 +191,7 @@ public final class ReferenceApp: PairSimApp {
             log("snapshot.fetch", [("id", .int(id)), ("for", .string(tab.rawValue)), ("joined", false),
                                    ("queries", .int(HealthSnapshot.queryCount)), ("completesAt", .string(AppTime.text(completesAt)))])
             let store = self.store, now = completesAt.date
-            AppTask { [weak self] in
+            Task { [weak self] in
                 try? await AppClock().sleep(until: completesAt)
                 let snapshot = try? await HealthSnapshot.fetch(from: store, now: now)
                 self?.snapshotCompleted(id: id, snapshot: snapshot)

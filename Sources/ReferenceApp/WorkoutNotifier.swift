@@ -20,7 +20,7 @@ struct WorkoutNotifier {
         } catch {
             guard !defaults.bool(forKey: Self.lockedNoticeKey) else { return }
             defaults.set(true, forKey: Self.lockedNoticeKey)
-            var content = UNMutableNotificationContent()
+            let content = UNMutableNotificationContent()
             content.title = "Device locked"
             content.body = "A workout synced while your iPhone was locked — open the app to update"
             UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: "locked", content: content))
@@ -35,7 +35,7 @@ struct WorkoutNotifier {
         }
         guard let workout = latest, workout.uuid.uuidString != defaults.string(forKey: Self.lastSeenKey) else { return }
         defaults.set(workout.uuid.uuidString, forKey: Self.lastSeenKey)
-        var content = UNMutableNotificationContent()
+        let content = UNMutableNotificationContent()
         content.title = "Workout completed"
         content.body = "\(workout.activityName.capitalized) saved — open the app to see it"
         content.userInfo = ["uuid": workout.uuid.uuidString]

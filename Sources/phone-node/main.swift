@@ -1,3 +1,3 @@
 import PairSimRuntime
 
-await PhoneNodeCommand.start()
+PhoneNodeCommand.start()

@@ -2,7 +2,7 @@ import ArgumentParser
 import PairSimRuntime
 
 @main
-struct WatchNode: AsyncParsableCommand {
+struct WatchNode: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch-node",
         abstract: "The emulated Apple Watch: workouts, heart-rate samples, ExerciseRecords, synced to phone-node.",
@@ -14,7 +14,7 @@ struct WatchNode: AsyncParsableCommand {
 
     @OptionGroup var arguments: NodeArguments
 
-    func run() async throws {
-        try await NodeRunner.run(try arguments.options(for: .watch))
+    func run() throws {
+        try NodeRunner.run(try arguments.options(for: .watch))
     }
 }

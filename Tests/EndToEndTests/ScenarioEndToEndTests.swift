@@ -25,17 +25,25 @@ struct ScenarioEndToEndTests {
             .map { String($0.split(separator: "—", maxSplits: 1)[0]).trimmingCharacters(in: .whitespaces) }
     }
 
-    @Test("simulate: the same seed writes the same events.jsonl byte for byte", .timeLimit(.minutes(5)))  // R: P6
-    func sameSeedSameBytes() async throws {
+    /// The reference app, and delta-sync, whose work starts in `Task { }` on the app's executor.
+    /// (`Examples/MyHealthApp`, which scripts/test.sh plays, uses `DispatchQueue.main` too.)
+    @Test("simulate: the same seed writes the same events.jsonl byte for byte, an app's Task { } included",
+          .timeLimit(.minutes(5)), arguments: [("hrv-storm", "reference"), ("week-of-normal-life", "delta-sync")])  // R: P6, A14
+    func sameSeedSameBytes(scenario: String, app: String) async throws {
         let a = Self.temporary("sim-a"), b = Self.temporary("sim-b")
         defer { for dir in [a, b] { try? FileManager.default.removeItem(atPath: dir) } }
-        let file = Self.scenarios + "/hrv-storm.yaml"
-        #expect(try await Self.topology(["simulate", file, "--seed", "99", "--report", a]).status == 0)
-        #expect(try await Self.topology(["simulate", file, "--seed", "99", "--report", b]).status == 0)
+        let file = Self.scenarios + "/\(scenario).yaml"
+        #expect(try await Self.topology(["simulate", file, "--seed", "99", "--app", app, "--report", a]).status == 0)
+        #expect(try await Self.topology(["simulate", file, "--seed", "99", "--app", app, "--report", b]).status == 0)
         let first = try Data(contentsOf: URL(fileURLWithPath: a + "/events.jsonl"))
         #expect(first.count > 1_000)
         #expect(first == (try Data(contentsOf: URL(fileURLWithPath: b + "/events.jsonl"))))
         for name in ["summary.json", "report.html"] { #expect(FileManager.default.fileExists(atPath: a + "/" + name)) }
+        if app == "delta-sync" {
+            let log = String(decoding: first, as: UTF8.self)
+            #expect(log.contains(#""event":"delta.fetched","by":"app""#), "the Task { } ran")
+            #expect(log.contains(#""event":"notification.posted""#))
+        }
     }
 
     @Test("a failing simulation says how to reproduce it and exits non-zero", .timeLimit(.minutes(5)))  // R: P6

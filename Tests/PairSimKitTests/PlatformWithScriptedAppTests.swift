@@ -112,16 +112,54 @@ struct PlatformWithScriptedAppTests {
         #expect(phone.command("ok").reply.contains("not on screen"))
     }
 
-    @Test("code off the app's executor is reported as nondeterministic, and its call dropped", .timeLimit(.minutes(1)))  // R: A5, A6
+    @Test("Task { }, Task.detached, main-actor code and Task.sleep run on the app's executor, in order, in emulated time")  // R: A5, A14
+    func tasksOnTheAppsExecutor() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({
+            ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { _, _, done in
+                // Written as app code is written today: no PairSim spelling.
+                Task { AppLog.event("test.task") }
+                Task.detached { AppLog.event("test.detached") }
+                Task { @MainActor in AppLog.event("test.main", ["main": .bool(Self.onMainActor())]) }
+                Task {
+                    let start = Date()
+                    try? await Task.sleep(for: .seconds(90))
+                    await MainActor.run { AppLog.event("test.slept", ["seconds": .double(Date().timeIntervalSince(start))]) }
+                }
+                done()
+            })
+        })
+        // The handler runs twice: when the query starts, as HealthKit calls it, and for the sample.
+        phone.arrive(.heartRateVariabilitySDNN, 45)
+        // Within each delivery, in the order they were started: no thread of Swift's was involved.
+        let names = phone.events.map(\.name).filter { $0.hasPrefix("test.") }
+        #expect(names == ["test.task", "test.detached", "test.main", "test.task", "test.detached", "test.main"], "\(names)")
+        #expect(phone.named("test.main").allSatisfy { $0["main"] == .bool(true) })
+        #expect(phone.named("test.slept").isEmpty, "90 emulated seconds have not passed")
+        phone.advance(.seconds(89))
+        #expect(phone.named("test.slept").isEmpty)
+        phone.advance(.seconds(2))
+        let slept = phone.named("test.slept")
+        #expect(slept.count == 2)
+        // Date() read emulated time in the app: exactly the 90 s slept.
+        #expect(slept.allSatisfy { $0["seconds"] == .double(90) }, "\(slept)")
+        #expect(phone.named("app.misbehaved").isEmpty)
+    }
+
+    /// `MainActor.assumeIsolated` from synchronous code: it asks the main executor, which says yes
+    /// for app code being delivered.
+    nonisolated static func onMainActor() -> Bool { MainActor.assumeIsolated { true } }
+
+    @Test("a thread of the app's own is reported as nondeterministic, and its call dropped", .timeLimit(.minutes(1)))  // R: A5, A6
     func offExecutor() async throws {
         let log = ScriptedApp.Log()
         var phone = Phone({
             ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { _, _, done in
-                Task { AppLog.event("test.stray") }
+                Thread { AppLog.event("test.stray") }.start()
                 done()
             })
         })
-        // The stray task runs on Swift's global executor, whenever a thread is free: yield ours.
+        // The stray thread runs whenever the OS lets it: yield ours.
         for _ in 0..<1_000 where phone.named("app.misbehaved").isEmpty {
             try await Task.sleep(for: .milliseconds(10))
             phone.arrive(.heartRateVariabilitySDNN, 45)

@@ -140,22 +140,44 @@ public struct AppDefaults: Sendable {
     }
 }
 
-/// What a notification says (`UNMutableNotificationContent`).
-public struct UNMutableNotificationContent: Sendable {
-    public var title = ""
-    public var body = ""
-    /// Extra values, shown in the `notification.posted` event (e.g. `["uuid": …]`).
-    public var userInfo: [String: String] = [:]
+/// What a notification says (`UNNotificationContent`): a class, as Apple's is, so the content a
+/// request holds is a copy taken when the request was made.
+open class UNNotificationContent: @unchecked Sendable {
+    // @unchecked: as Apple's NSObject subclass, it is not made for sharing across threads.
+    public internal(set) var title = ""
+    public internal(set) var subtitle = ""
+    public internal(set) var body = ""
+    /// Extra values, shown (as text) in the `notification.posted` event (e.g. `["uuid": …]`).
+    public internal(set) var userInfo: [AnyHashable: Any] = [:]
+
     public init() {}
+
+    init(copying other: UNNotificationContent) {
+        title = other.title
+        subtitle = other.subtitle
+        body = other.body
+        userInfo = other.userInfo
+    }
+}
+
+/// Content to fill in (`UNMutableNotificationContent`): `let content = UNMutableNotificationContent()`,
+/// then set its properties, as Apple's documentation writes it.
+open class UNMutableNotificationContent: UNNotificationContent, @unchecked Sendable {
+    public override var title: String { get { super.title } set { super.title = newValue } }
+    public override var subtitle: String { get { super.subtitle } set { super.subtitle = newValue } }
+    public override var body: String { get { super.body } set { super.body = newValue } }
+    public override var userInfo: [AnyHashable: Any] { get { super.userInfo } set { super.userInfo = newValue } }
+
+    public override init() { super.init() }
 }
 
 /// A notification to post (`UNNotificationRequest`); PairSim posts at once (no trigger).
-public struct UNNotificationRequest: Sendable {
+public final class UNNotificationRequest: @unchecked Sendable {
     public let identifier: String
-    public let content: UNMutableNotificationContent
-    public init(identifier: String, content: UNMutableNotificationContent, trigger: Never? = nil) {
+    public let content: UNNotificationContent
+    public init(identifier: String, content: UNNotificationContent, trigger: Never? = nil) {
         self.identifier = identifier
-        self.content = content
+        self.content = UNNotificationContent(copying: content)
     }
 }
 
@@ -167,7 +189,8 @@ public final class UNUserNotificationCenter: Sendable {
     /// Posts the notification (R: D6): the platform logs `notification.posted`.
     public func add(_ request: UNNotificationRequest, withCompletionHandler completion: ((Error?) -> Void)? = nil) {
         var info = JSONObject()
-        for key in request.content.userInfo.keys.sorted() { info.append(key, .string(request.content.userInfo[key]!)) }
+        let userInfo = request.content.userInfo.map { (key: String(describing: $0.key), value: String(describing: $0.value)) }
+        for member in userInfo.sorted(by: { $0.key < $1.key }) { info.append(member.key, .string(member.value)) }
         AppRuntime.require("UNUserNotificationCenter.add").send(.postNotification(title: request.content.title, body: request.content.body, info: info))
         completion?(nil)
     }

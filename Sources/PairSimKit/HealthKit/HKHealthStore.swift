@@ -1,5 +1,5 @@
 import Foundation
-package import PairSimCore
+internal import PairSimCore
 
 /// The app's access to HealthKit (`HKHealthStore`), closure and async forms as HealthKit has them.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-package import PairSimCore
+internal import PairSimCore
 
 /// `HKObserverQueryCompletionHandler`: call it when done with an update (for background
 /// delivery, before the wake's budget ends, or HealthKit retries with backoff and stops after 3).

@@ -1,3 +1,4 @@
+import CAppClock
 import CAppGuard
 import Foundation
 package import PairSimCore
@@ -53,10 +54,19 @@ package final class AppRuntime: @unchecked Sendable {
 
     /// Makes `runtime` the current one on this thread while `body` runs (unretained: the caller
     /// holds it for that long), then puts back what was there.
+    /// While it runs, the C clocks on this thread read the runtime's emulated time (CAppClock).
     static func asCurrent<T>(_ runtime: AppRuntime, _ body: () throws -> T) rethrows -> T {
         let previous = pairsim_current_runtime()
         pairsim_set_current_runtime(Unmanaged.passUnretained(runtime).toOpaque())
-        defer { pairsim_set_current_runtime(previous) }
+        pairsim_app_time_begin(runtime.now.milliseconds)
+        defer {
+            pairsim_set_current_runtime(previous)
+            if let previous {
+                pairsim_app_time_begin(Unmanaged<AppRuntime>.fromOpaque(previous).takeUnretainedValue().now.milliseconds)
+            } else {
+                pairsim_app_time_end()
+            }
+        }
         return try withExtendedLifetime(runtime) { try body() }
     }
 
@@ -73,7 +83,7 @@ package final class AppRuntime: @unchecked Sendable {
     static func require(_ api: String) -> AppRuntime {
         if let runtime = current { return runtime }
         if let owner = owner ?? lastDelivered.withLock({ $0.runtime }) {
-            owner.report("nondeterministic", "\(api) was called from a thread PairSim does not run (Task {}, Task.detached, a queue of the app's own): the call was dropped; use AppTask")
+            owner.report("nondeterministic", "\(api) was called from a thread PairSim does not run (a thread of the app's own, DispatchQueue.global(), a queue of its own, asyncAfter): the call was dropped; use Task { } or the main queue")
             return AppRuntime(registration: owner.registration, seed: 0)
         }
         // No app has run in this process: nobody to tell, nothing to reach.

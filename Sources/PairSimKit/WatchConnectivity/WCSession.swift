@@ -1,5 +1,5 @@
 import Foundation
-package import PairSimCore
+internal import PairSimCore
 
 /// `WCSessionActivationState`.
 public enum WCSessionActivationState: Int, Sendable {

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `phone-node` (and a developer's own node executable).
-public struct PhoneNodeCommand: AsyncParsableCommand {
+public struct PhoneNodeCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "phone-node",
         abstract: "The emulated iPhone: its platform (HealthKit, lifecycle, CloudKit) and the app under test, fed by watch-node.",
@@ -15,22 +15,13 @@ public struct PhoneNodeCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func run() async throws {
-        try await NodeRunner.run(try arguments.options(for: .phone, extraApps: AppChoice.extraApps))
+    public func run() throws {
+        try NodeRunner.run(try arguments.options(for: .phone, extraApps: AppChoice.extraApps))
     }
 
-    /// Parses `arguments` (nil: the process's) and runs the node: what `@main` does for an async
-    /// command (calling `main()` from code picks ParsableCommand's synchronous one).
-    public static func start(_ arguments: [String]? = nil) async {
-        do {
-            var command = try parseAsRoot(arguments)
-            if var node = command as? PhoneNodeCommand {
-                try await node.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+    /// Parses `arguments` (nil: the process's) and runs the node on this thread, which must be the
+    /// main thread: the app's `DispatchQueue.main` work runs in its deliveries (docs/APPS.md).
+    public static func start(_ arguments: [String]? = nil) {
+        main(arguments)
     }
 }

@@ -4,39 +4,29 @@ import PairSimCore
 import PairSimHealthExport
 import PairSimKit
 import ServiceLifecycle
+import Synchronization
 
-/// A node process as a ServiceLifecycle `Service`: starts the node's loop thread, waits for it,
-/// and asks it to stop on graceful shutdown (SIGINT/SIGTERM via the `ServiceGroup`).
+/// A node process as a ServiceLifecycle `Service`: it lasts as long as the node's loop, which runs
+/// on the process's main thread (`NodeRunner.run`), and asks the loop to stop on graceful shutdown
+/// (SIGINT/SIGTERM via the `ServiceGroup`).
+///
+/// The loop has the main thread, not a thread of its own, because it delivers the app's calls:
+/// app code that puts work on `DispatchQueue.main` gets it run in those deliveries, in order
+/// (`AppExecutor`), and nothing else in the process drains the main queue.
 public struct NodeService: Service {
-    public let options: NodeOptions
     public let mailbox: Mailbox
-    let makeModel: @Sendable (NodeOptions, String) -> any NodeModel
+    let finished: LoopCompletion
 
-    /// Creates the service; `makeModel` builds the core model for a boot id.
-    public init(options: NodeOptions, mailbox: Mailbox = Mailbox(),
-                makeModel: @escaping @Sendable (NodeOptions, String) -> any NodeModel) {
-        self.options = options
+    /// Creates the service for a loop that `finished` hears the end of.
+    init(mailbox: Mailbox, finished: LoopCompletion) {
         self.mailbox = mailbox
-        self.makeModel = makeModel
+        self.finished = finished
     }
 
     public func run() async throws {
-        let options = self.options
         let mailbox = self.mailbox
-        let makeModel = self.makeModel
         try await withTaskCancellationOrGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-                let thread = Thread {
-                    do {
-                        try Self.runLoop(options: options, mailbox: mailbox, makeModel: makeModel)
-                        continuation.resume()
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-                thread.name = "\(options.node)-loop"
-                thread.start()
-            }
+            try await finished.wait()
         } onCancelOrGracefulShutdown: {
             mailbox.post(.stop)
         }
@@ -100,17 +90,52 @@ public enum NodeRunner {
         }
     }
 
-    /// Runs the node until SIGINT/SIGTERM or `shutdown`.
-    public static func run(_ options: NodeOptions) async throws {
+    /// Runs the node on this thread — the main thread, in PairSim's executables — until SIGINT,
+    /// SIGTERM or `shutdown`; the `ServiceGroup` that turns signals into a graceful stop runs on the
+    /// platform's executors beside it.
+    public static func run(_ options: NodeOptions) throws {
         var logger = Logger(label: "pairsim.\(options.node)")
         logger.logLevel = .warning
         let mailbox = Mailbox()
-        let service = NodeService(options: options, mailbox: mailbox) { makeModel($0, boot: $1) }
+        let finished = LoopCompletion()
+        let service = NodeService(mailbox: mailbox, finished: finished)
         if options.readStdin { StdinReader.start(mailbox: mailbox) }
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
-        try await group.run()
+        let groupEnded = DispatchSemaphore(value: 0)
+        Task.detached {
+            try? await group.run()
+            groupEnded.signal()
+        }
+        let result = Result { try NodeService.runLoop(options: options, mailbox: mailbox, makeModel: { makeModel($0, boot: $1) }) }
+        finished.finish(result)
+        groupEnded.wait()
+        try result.get()
+    }
+}
+
+/// The end of a node's loop, awaited by its `NodeService`.
+final class LoopCompletion: Sendable {
+    private let state = Mutex<(result: Result<Void, Error>?, waiter: CheckedContinuation<Void, Error>?)>((nil, nil))
+
+    func finish(_ result: Result<Void, Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Error>? in
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            let result = state.withLock { state -> Result<Void, Error>? in
+                if state.result == nil { state.waiter = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(with: result) }
+        }
     }
 }

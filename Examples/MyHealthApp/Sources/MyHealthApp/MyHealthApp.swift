@@ -1,12 +1,15 @@
 import Foundation
 import PairSimKit
 
-/// A small app as a developer would write it: it watches HRV with background delivery, reads the
-/// latest value when HealthKit says it changed, and posts "HRV dropped" when HRV falls 20 % below
-/// the average of the readings before it. On screen it waits for a quiet period on its own clock,
-/// so a burst of readings gives one alert; woken in the background it checks at once — a wake
-/// lasts seconds, and a suspended app's timers wait (PairSim shows both). Async/await throughout;
-/// PairSim runs it deterministically.
+/// A small app as a developer would write it today: it watches HRV with background delivery, reads
+/// the latest value when HealthKit says it changed, and posts "HRV dropped" when HRV falls 20 %
+/// below the average of the readings before it. On screen it waits for a quiet period, so a burst
+/// of readings gives one alert; woken in the background it checks at once — a wake lasts seconds,
+/// and a suspended app's timers wait (PairSim shows both).
+///
+/// Written the way Apple's sample code writes it — a `@MainActor` model, `Task { }`,
+/// `Task.sleep(for:)`, `DispatchQueue.main.async`, `Date()` — and PairSim runs all of it on the
+/// app's executor in emulated time: the same seed gives the same log, byte for byte.
 public final class MyHealthApp: PairSimApp {
     public static let registration = AppRegistration(
         name: "my-health-app", summary: "alerts when HRV drops 20 % below its recent average",
@@ -15,12 +18,8 @@ public final class MyHealthApp: PairSimApp {
         make: { MyHealthApp() })
 
     let store = HKHealthStore()
-    let clock = AppClock()
     let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
-    /// Readings seen this process (ms), oldest first.
-    var readings: [Double] = []
-    /// Bumped by each update; a check runs only if no newer update came during the quiet period.
-    var generation = 0
+    let model = MainActor.assumeIsolated { HRVModel() }
     var onScreen = false
 
     public init() {}
@@ -29,7 +28,7 @@ public final class MyHealthApp: PairSimApp {
         store.enableBackgroundDelivery(for: hrv, frequency: .immediate) { _, _ in }
         let query = HKObserverQuery(sampleType: hrv, predicate: nil) { [weak self] _, completion, _ in
             guard let self else { return completion() }
-            AppTask {
+            Task {
                 await self.update()
                 completion()
             }
@@ -45,26 +44,14 @@ public final class MyHealthApp: PairSimApp {
         guard let sample = try? await HKSampleQueryDescriptor(type: hrv, sort: .endDateDescending, limit: 1).result(for: store).first
                 as? HKQuantitySample else { return }
         let value = sample.quantity.doubleValue(for: .secondUnit(with: .milli))
-        if readings.last != value { readings.append(value) }
-        generation += 1
-        let mine = generation
-        AppLog.event("myapp.reading", ["hrv": .double(value), "readings": .int(readings.count)])
-        guard onScreen else { return check() }
-        AppTask { [weak self] in
-            try? await AppClock().sleep(for: .seconds(120))
-            guard let self, self.generation == mine else { return }
-            self.check()
+        let (generation, count) = await model.add(value, at: Date())
+        AppLog.event("myapp.reading", ["hrv": .double(value), "readings": .int(count)])
+        guard onScreen else { return await model.check() }
+        Task { [model] in
+            try? await Task.sleep(for: .seconds(120))
+            guard await model.generation == generation else { return }
+            await model.check()
         }
-    }
-
-    func check() {
-        guard readings.count >= 3, let latest = readings.last else { return }
-        let baseline = readings.dropLast().reduce(0, +) / Double(readings.count - 1)
-        guard latest < baseline * 0.8 else { return }
-        var content = UNMutableNotificationContent()
-        content.title = "HRV dropped"
-        content.body = String(format: "%.0f ms, %.0f %% below your recent %.0f ms", latest, (1 - latest / baseline) * 100, baseline)
-        UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: "hrv-drop", content: content))
     }
 
     public func perform(_ action: UserAction) async throws -> String {
@@ -73,7 +60,42 @@ public final class MyHealthApp: PairSimApp {
             return "never: \(missing!)"
         }
         guard action.verb == "show-hrv" else { throw AppError("unknown action \(action.verb)") }
-        let baseline = readings.count > 1 ? readings.dropLast().reduce(0, +) / Double(readings.count - 1) : nil
-        return "readings \(readings.map { String(format: "%.0f", $0) }.joined(separator: ", ")); baseline \(baseline.map { String(format: "%.1f", $0) } ?? "none")"
+        return await model.summary
+    }
+}
+
+/// What the app knows, on the main actor as a SwiftUI view model would be.
+@MainActor final class HRVModel {
+    /// Readings seen this process (ms), oldest first.
+    private(set) var readings: [Double] = []
+    /// Bumped by each reading; a check runs only if no newer reading came during the quiet period.
+    private(set) var generation = 0
+    private(set) var lastReadingAt: Date?
+
+    /// Takes a reading; returns its generation and how many readings there are.
+    func add(_ value: Double, at date: Date) -> (generation: Int, count: Int) {
+        if readings.last != value { readings.append(value) }
+        generation += 1
+        lastReadingAt = date
+        return (generation, readings.count)
+    }
+
+    var baseline: Double? { readings.count > 1 ? readings.dropLast().reduce(0, +) / Double(readings.count - 1) : nil }
+
+    /// Posts "HRV dropped" when the latest reading is 20 % below the ones before it.
+    func check() {
+        guard readings.count >= 3, let latest = readings.last, let baseline, latest < baseline * 0.8 else { return }
+        let content = UNMutableNotificationContent()
+        content.title = "HRV dropped"
+        content.body = String(format: "%.0f ms, %.0f %% below your recent %.0f ms", latest, (1 - latest / baseline) * 100, baseline)
+        // As UI code hands work to the main queue.
+        DispatchQueue.main.async {
+            UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: "hrv-drop", content: content))
+        }
+    }
+
+    var summary: String {
+        let seen = lastReadingAt.map { ", last at \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+        return "readings \(readings.map { String(format: "%.0f", $0) }.joined(separator: ", ")); baseline \(baseline.map { String(format: "%.1f", $0) } ?? "none")" + seen
     }
 }
