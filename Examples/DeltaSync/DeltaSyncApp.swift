@@ -37,10 +37,16 @@ public final class DeltaSyncApp: PairSimApp {
         }
     }
 
+    /// What the app calls the activities the watch records.
+    static let activityNames: [HKWorkoutActivityType: String] = [
+        .running: "running", .walking: "walking", .cycling: "cycling", .swimming: "swimming", .rowing: "rowing",
+        .highIntensityIntervalTraining: "hiit", .traditionalStrengthTraining: "strength", .yoga: "yoga",
+    ]
+
     static let types: [HKSampleType] = [
-        HKQuantityType(.heartRateVariabilitySDNN)!, HKQuantityType(.restingHeartRate)!, HKCategoryType(.sleepAnalysis)!,
-        HKQuantityType(.stepCount)!, HKQuantityType(.bodyMass)!, HKQuantityType(.bodyFatPercentage)!,
-        HKQuantityType(.bodyMassIndex)!, HKObjectType.workoutType(),
+        HKQuantityType(.heartRateVariabilitySDNN), HKQuantityType(.restingHeartRate), HKCategoryType(.sleepAnalysis),
+        HKQuantityType(.stepCount), HKQuantityType(.bodyMass), HKQuantityType(.bodyFatPercentage),
+        HKQuantityType(.bodyMassIndex), HKObjectType.workoutType(),
     ]
 
     let config: Config
@@ -74,11 +80,11 @@ public final class DeltaSyncApp: PairSimApp {
         guard fetching.insert(type.name).inserted else { return }
         defer { fetching.remove(type.name) }
         let key = "anchor." + type.name
-        let stored = AppDefaults.standard.object(forKey: key) as? Int
-        let anchor = stored.map { HKQueryAnchor(fromValue: Int64($0)) }
-        let result: HKAnchoredObjectQueryDescriptor.Result
+        // The anchor is kept as HealthKit code keeps it: archived with NSKeyedArchiver.
+        let anchor = AppDefaults.standard.data(forKey: key).flatMap { try? NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from: $0) }
+        let result: HKAnchoredObjectQueryDescriptor<HKSample>.Result
         do {
-            result = try await HKAnchoredObjectQueryDescriptor(type: type, anchor: anchor).result(for: store)
+            result = try await HKAnchoredObjectQueryDescriptor(predicates: [.sample(type: type)], anchor: anchor).result(for: store)
         } catch {
             AppLog.event("delta.failed", ["type": .string(type.name), "reason": .string("\(error)")], warning: true)
             return
@@ -88,16 +94,19 @@ public final class DeltaSyncApp: PairSimApp {
         for sample in result.addedSamples { model.objects[sample.uuid] = sample }
         for deleted in result.deletedObjects { model.objects[deleted.uuid] = nil }
         models[type.name] = model
-        AppDefaults.standard.set(Int(result.newAnchor.value), forKey: key)
+        if let archived = try? NSKeyedArchiver.archivedData(withRootObject: result.newAnchor, requiringSecureCoding: true) {
+            AppDefaults.standard.set(archived, forKey: key)
+        }
         AppLog.event("delta.fetched", ["type": .string(type.name), "added": .int(result.addedSamples.count),
-                                       "deleted": .int(result.deletedObjects.count), "anchor": .int(Int(result.newAnchor.value)),
+                                       "deleted": .int(result.deletedObjects.count), "anchor": .string("\(result.newAnchor)"),
                                        "objects": .int(model.objects.count)])
         // A first fetch (no anchor yet) only learns what exists: nothing is "new".
         guard anchor != nil else { return }
-        for case let workout as HKWorkout in result.addedSamples where workout.source.isAppGroup {
+        for case let workout as HKWorkout in result.addedSamples
+        where workout.sourceRevision.source.bundleIdentifier.hasPrefix(HKSource.default().bundleIdentifier) {
             let content = UNMutableNotificationContent()
             content.title = "Workout completed"
-            content.body = "\(workout.activityName.capitalized) saved — open the app to see it"
+            content.body = "\(Self.activityNames[workout.workoutActivityType] ?? "workout") saved — open the app to see it".capitalizedFirst
             content.userInfo = ["uuid": workout.uuid.uuidString]
             UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: workout.uuid.uuidString, content: content))
         }
@@ -117,8 +126,9 @@ public final class DeltaSyncApp: PairSimApp {
                 if let quantity = (sample as? HKQuantitySample)?.quantity { return "\(quantity) at \(AppTime.text(sample.endDate))" }
                 return "\(sample.uuid.uuidString) at \(AppTime.text(sample.endDate))"
             } ?? "none"
-            let anchor = AppDefaults.standard.object(forKey: "anchor." + type.name) as? Int
-            return "\(type.name): \(model.objects.count) objects, latest \(latest), anchor \(anchor.map(String.init) ?? "none")"
+            let anchor = AppDefaults.standard.data(forKey: "anchor." + type.name)
+                .flatMap { try? NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from: $0) }
+            return "\(type.name): \(model.objects.count) objects, latest \(latest), anchor \(anchor.map { "\($0)" } ?? "none")"
         default:
             throw AppError("unknown action \(action.verb)")
         }
@@ -127,4 +137,9 @@ public final class DeltaSyncApp: PairSimApp {
     public func status() -> [String] {
         Self.types.map { type in "\(type.shortName): \(models[type.name]?.objects.count ?? 0) objects" }
     }
+}
+
+extension String {
+    /// The first letter upper-cased, the rest as it is.
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -21,26 +21,28 @@ struct HealthSnapshot {
     /// Runs the 8 queries; throws if HealthKit is unavailable (device locked).
     static func fetch(from store: HKHealthStore, now: Date) async throws -> HealthSnapshot {
         func latest(_ type: HKQuantityType, _ unit: HKUnit) async throws -> Double? {
-            let samples = try await HKSampleQueryDescriptor(type: type, sort: .endDateDescending, limit: 1).result(for: store)
-            return (samples.first as? HKQuantitySample)?.quantity.doubleValue(for: unit)
+            let descriptor = HKSampleQueryDescriptor(predicates: [.quantitySample(type: type)],
+                                                     sortDescriptors: [SortDescriptor(\.endDate, order: .reverse)], limit: 1)
+            return try await descriptor.result(for: store).first?.quantity.doubleValue(for: unit)
         }
         let dayAgo = now.addingTimeInterval(-86_400)
         let lastDay = HKQuery.predicateForSamples(withStart: dayAgo, end: now)
         var snapshot = HealthSnapshot()
         snapshot.hrv = try await latest(ObservedTypes.hrv, .secondUnit(with: .milli))
         snapshot.restingHeartRate = try await latest(ObservedTypes.rhr, .count().unitDivided(by: .minute()))
-        let asleep = try await HKSampleQueryDescriptor(type: ObservedTypes.sleep, predicate: lastDay).result(for: store)
-            .compactMap { $0 as? HKCategorySample }
+        let asleep = try await HKSampleQueryDescriptor(predicates: [.categorySample(type: ObservedTypes.sleep, predicate: lastDay)], sortDescriptors: [])
+            .result(for: store)
             .filter { $0.value != HKCategoryValueSleepAnalysis.inBed.rawValue && $0.value != HKCategoryValueSleepAnalysis.awake.rawValue }
         snapshot.sleep = asleep.isEmpty ? nil : .seconds(asleep.reduce(0) { $0 + $1.endDate.timeIntervalSince($1.startDate) })
-        let steps = try await HKSampleQueryDescriptor(type: ObservedTypes.steps, predicate: lastDay).result(for: store)
-            .compactMap { ($0 as? HKQuantitySample)?.quantity.doubleValue(for: .count()) }
+        let steps = try await HKSampleQueryDescriptor(predicates: [.quantitySample(type: ObservedTypes.steps, predicate: lastDay)], sortDescriptors: [])
+            .result(for: store)
+            .map { $0.quantity.doubleValue(for: .count()) }
         snapshot.steps = steps.isEmpty ? nil : steps.reduce(0, +)
         snapshot.bodyMass = try await latest(ObservedTypes.weight, .gramUnit(with: .kilo))
         snapshot.bodyFat = try await latest(ObservedTypes.bodyFat, .percent()).map { $0 / 100 }
         snapshot.bmi = try await latest(ObservedTypes.bmi, .count())
-        snapshot.workouts = try await HKSampleQueryDescriptor(type: ObservedTypes.workout, sort: .endDateDescending).result(for: store)
-            .compactMap { $0 as? HKWorkout }
+        snapshot.workouts = try await HKSampleQueryDescriptor(predicates: [.workout()], sortDescriptors: [SortDescriptor(\.endDate, order: .reverse)])
+            .result(for: store)
         return snapshot
     }
 

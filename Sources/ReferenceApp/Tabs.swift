@@ -52,15 +52,15 @@ struct TabLoads {
 
 /// The 8 types the app observes (seed 001), and their command short names.
 enum ObservedTypes {
-    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
-    static let rhr = HKQuantityType(.restingHeartRate)!
-    static let sleep = HKCategoryType(.sleepAnalysis)!
-    static let steps = HKQuantityType(.stepCount)!
-    static let weight = HKQuantityType(.bodyMass)!
-    static let bodyFat = HKQuantityType(.bodyFatPercentage)!
-    static let bmi = HKQuantityType(.bodyMassIndex)!
+    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)
+    static let rhr = HKQuantityType(.restingHeartRate)
+    static let sleep = HKCategoryType(.sleepAnalysis)
+    static let steps = HKQuantityType(.stepCount)
+    static let weight = HKQuantityType(.bodyMass)
+    static let bodyFat = HKQuantityType(.bodyFatPercentage)
+    static let bmi = HKQuantityType(.bodyMassIndex)
     static let workout = HKObjectType.workoutType()
-    static let heartRate = HKQuantityType(.heartRate)!
+    static let heartRate = HKQuantityType(.heartRate)
 
     /// In seed 001's order.
     static let all: [HKSampleType] = [hrv, rhr, sleep, steps, weight, bodyFat, bmi, workout]

@@ -11,8 +11,8 @@ struct WorkoutDetail {
     func list() async -> (items: [WorkoutListItem], failed: Bool) {
         let records = ExerciseRecords.shared.all()
         do {
-            let workouts = try await HKSampleQueryDescriptor(type: ObservedTypes.workout, sort: .endDateDescending).result(for: store)
-                .compactMap { $0 as? HKWorkout }
+            let workouts = try await HKSampleQueryDescriptor(predicates: [.workout()], sortDescriptors: [SortDescriptor(\.endDate, order: .reverse)])
+                .result(for: store)
             return (WorkoutList.build(workouts: workouts, records: records), false)
         } catch {
             return (WorkoutList.build(workouts: [], records: records), true)
@@ -36,7 +36,7 @@ struct WorkoutDetail {
         }
         var lines = ["\(item.title) — \(AppTime.text(item.start)) to \(AppTime.text(item.end)) (\(AppTime.text(.seconds(item.end.timeIntervalSince(item.start)))))"]
         if let calories = item.calories { lines.append("calories: \(calories.value) kcal (from \(calories.source))") }
-        if item.match == .external { lines.append("written by \(item.workout!.source.name) (external)") }
+        if item.match == .external { lines.append("written by \(item.workout!.sourceRevision.source.name) (external)") }
         var fields: [(String, AppLog.Value)] = [("uuid", .string(item.id.uuidString)), ("match", .string(item.match.rawValue))]
         if let calories = item.calories {
             fields.append(("calories", .double(calories.value)))
@@ -55,8 +55,8 @@ struct WorkoutDetail {
         }
         let samples: [HKSample]
         do {
-            samples = try await HKSampleQueryDescriptor(type: ObservedTypes.heartRate,
-                                                        predicate: HKQuery.predicateForSamples(withStart: workout.startDate, end: workout.endDate))
+            let during = HKQuery.predicateForSamples(withStart: workout.startDate, end: workout.endDate)
+            samples = try await HKSampleQueryDescriptor(predicates: [.quantitySample(type: ObservedTypes.heartRate, predicate: during)], sortDescriptors: [])
                 .result(for: store)
         } catch {
             return degraded("queryFailed", "no chart: HealthKit query failed (\(error))")
@@ -128,9 +128,8 @@ struct WorkoutDetail {
     /// `log-workout <activity> [--duration D] [--energy kcal]`: saved to HealthKit, then a record
     /// linked to it — or with `healthKitWorkoutID = nil` when the save failed (seed 002).
     func log(_ action: UserAction, now: Date) async throws -> String {
-        guard action.arguments.count == 1, let name = action.argument(0),
-              let activity = HKWorkoutActivityType(rawValue: name), activity != .other else {
-            throw AppError("log-workout: expected an activity (\(HKWorkoutActivityType.allCases.filter { $0 != .other }.map(\.rawValue).joined(separator: ", ")))")
+        guard action.arguments.count == 1, let name = action.argument(0), let activity = WorkoutActivities.type(named: name) else {
+            throw AppError("log-workout: expected an activity (\(WorkoutActivities.names.map(\.name).joined(separator: ", ")))")
         }
         var seconds: TimeInterval = 1_800
         if let text = action.options["duration"] {

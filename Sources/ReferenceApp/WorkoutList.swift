@@ -25,7 +25,7 @@ struct WorkoutListItem {
     var id: UUID { workout?.uuid ?? records[0].id }
     var start: Date { workout?.startDate ?? records.map(\.startDate).min()! }
     var end: Date { workout?.endDate ?? records.map(\.endDate).max()! }
-    var title: String { records.first?.exercise ?? workout?.activityName ?? "workout" }
+    var title: String { records.first?.exercise ?? workout.map { WorkoutActivities.name(of: $0.workoutActivityType) } ?? "workout" }
 
     /// R: D4: HealthKit's active energy wins over the records' own estimate when present.
     var calories: (value: Double, source: String)? {
@@ -39,6 +39,12 @@ struct WorkoutListItem {
 /// `healthKitWorkoutID`, fall back to time overlap for records without one, mark other apps'
 /// workouts as external. Each workout appears once.
 enum WorkoutList {
+    /// Written by this app or its watch app: their bundle identifiers share this app's, as an
+    /// app group's do (`com.pairsim.app`, `com.pairsim.app.watchkitapp`).
+    static func isOurs(_ workout: HKWorkout) -> Bool {
+        workout.sourceRevision.source.bundleIdentifier.hasPrefix(HKSource.default().bundleIdentifier)
+    }
+
     static func build(workouts: [HKWorkout], records: [ExerciseRecordValue]) -> [WorkoutListItem] {
         var byWorkout: [UUID: [ExerciseRecordValue]] = [:]
         var matchKind: [UUID: WorkoutListItem.Match] = [:]
@@ -59,7 +65,7 @@ enum WorkoutList {
         }
         var standalone: [[ExerciseRecordValue]] = []
         for record in unlinked {
-            let candidates = workouts.filter { $0.source.isAppGroup && overlap($0, record) > 0 }
+            let candidates = workouts.filter { WorkoutList.isOurs($0) && overlap($0, record) > 0 }
             if let best = candidates.max(by: { (overlap($0, record), $1.uuid.uuidString) < (overlap($1, record), $0.uuid.uuidString) }) {
                 byWorkout[best.uuid, default: []].append(record)
                 if matchKind[best.uuid] == nil { matchKind[best.uuid] = .overlap }
@@ -69,7 +75,7 @@ enum WorkoutList {
         }
         var items: [WorkoutListItem] = workouts.map { workout in
             let records = byWorkout[workout.uuid] ?? []
-            let match: WorkoutListItem.Match = !workout.source.isAppGroup ? .external : (matchKind[workout.uuid] ?? .workoutOnly)
+            let match: WorkoutListItem.Match = !WorkoutList.isOurs(workout) ? .external : (matchKind[workout.uuid] ?? .workoutOnly)
             return WorkoutListItem(workout: workout, records: records, match: match)
         }
         for id in orphans.keys.sorted(by: { $0.uuidString < $1.uuidString }) {

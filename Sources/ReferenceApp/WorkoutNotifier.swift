@@ -15,8 +15,8 @@ struct WorkoutNotifier {
         let defaults = AppDefaults.standard
         let latest: HKWorkout?
         do {
-            latest = try await HKSampleQueryDescriptor(type: ObservedTypes.workout, sort: .endDateDescending, limit: 1)
-                .result(for: store).first as? HKWorkout
+            latest = try await HKSampleQueryDescriptor(predicates: [.workout()], sortDescriptors: [SortDescriptor(\.endDate, order: .reverse)], limit: 1)
+                .result(for: store).first
         } catch {
             guard !defaults.bool(forKey: Self.lockedNoticeKey) else { return }
             defaults.set(true, forKey: Self.lockedNoticeKey)
@@ -37,7 +37,7 @@ struct WorkoutNotifier {
         defaults.set(workout.uuid.uuidString, forKey: Self.lastSeenKey)
         let content = UNMutableNotificationContent()
         content.title = "Workout completed"
-        content.body = "\(workout.activityName.capitalized) saved — open the app to see it"
+        content.body = "\(WorkoutActivities.name(of: workout.workoutActivityType).capitalized) saved — open the app to see it"
         content.userInfo = ["uuid": workout.uuid.uuidString]
         UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: workout.uuid.uuidString, content: content))
     }

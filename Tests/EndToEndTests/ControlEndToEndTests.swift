@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import PairSimCore
 @testable import PairSimRuntime
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -94,9 +95,20 @@ struct ControlEndToEndTests {
                 let options = options
                 try await PairHarness.offPool { try NodeService.runLoop(options: options, mailbox: mailbox, makeModel: { NodeRunner.makeModel($0, boot: $1) }) }
             }
-            // The loop answers its mailbox once its sockets are bound: no polling.
-            let ready: CommandResult = await withCheckedContinuation { answered in
-                mailbox.post(.command("ping", reply: { answered.resume(returning: $0) }))
+            // The loop answers its mailbox once its sockets are bound: no polling. A loop that
+            // ends first (it could not start) answers nothing: its error is the test's; one that
+            // does not answer within 2 minutes (a hang guard) is told to stop and reported.
+            let ready: CommandResult? = await withCheckedContinuation { answered in
+                let once = ResumeOnce(answered)
+                mailbox.post(.command("ping", reply: { once.resume($0) }))
+                Task { _ = try? await loop.value; once.resume(nil) }
+                Task { try? await Task.sleep(for: .seconds(120)); once.resume(nil) }
+            }
+            guard let ready else {
+                mailbox.post(.stop)
+                try await loop.value
+                Issue.record("the watch's loop did not answer ping")
+                return
             }
             #expect(ready.ok)
             do {
@@ -120,5 +132,16 @@ struct ControlEndToEndTests {
             #expect(process.terminationStatus == 0)
         }
         #expect(unanswered == 0, "\(unanswered) of 10 shutdowns got no reply from watch-node")
+    }
+}
+
+/// Resumes a continuation with the first value it is given, and ignores the rest.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = Mutex(continuation) }
+
+    func resume(_ value: Value) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// The platform under an app whose behaviour each test scripts (R: A1, A2, A5, A6).
 @Suite("The platform with a scripted app")
 struct PlatformWithScriptedAppTests {
-    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
+    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)
 
     @Test("observer, sample and anchored queries in closure and async forms see what changed")  // R: A2, H2, O2
     func queryForms() {
@@ -14,7 +14,7 @@ struct PlatformWithScriptedAppTests {
         var phone = Phone({
             ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { app, type, done in
                 // Closure form: the newest sample.
-                let query = HKSampleQuery(sampleType: type, predicate: nil, limit: 1, sortDescriptors: [.endDateDescending]) { _, samples, error in
+                let query = HKSampleQuery(sampleType: type, predicate: nil, limit: 1, sortDescriptors: [NSSortDescriptor(key: HKSampleSortIdentifierEndDate, ascending: false)]) { _, samples, error in
                     let value = (samples?.first as? HKQuantitySample)?.quantity.doubleValue(for: .secondUnit(with: .milli))
                     log.lines.append("sample \(value.map { String($0) } ?? "none") error \(error == nil ? "none" : "\(error!)")")
                 }
@@ -22,7 +22,7 @@ struct PlatformWithScriptedAppTests {
                 // Async form: what changed since the stored anchor.
                 AppTask {
                     let stored = AppDefaults.standard.object(forKey: "anchor") as? Int
-                    let result = try? await HKAnchoredObjectQueryDescriptor(type: type, anchor: stored.map { HKQueryAnchor(fromValue: Int64($0)) })
+                    let result = try? await HKAnchoredObjectQueryDescriptor(predicates: [.sample(type: type)], anchor: stored.map { HKQueryAnchor(fromValue: $0) })
                         .result(for: app.store)
                     if let result {
                         AppDefaults.standard.set(Int(result.newAnchor.value), forKey: "anchor")
@@ -56,7 +56,7 @@ struct PlatformWithScriptedAppTests {
                 let tally = Tally()
                 return ScriptedApp(log: ScriptedApp.Log(), onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { app, _, done in
                     AppTask {
-                        async let first: [HKSample] = HKSampleQueryDescriptor(type: Self.hrv, sort: .endDateDescending, limit: 1).result(for: app.store)
+                        async let first: [HKQuantitySample] = HKSampleQueryDescriptor(predicates: [.quantitySample(type: Self.hrv)], sortDescriptors: [SortDescriptor(\.endDate, order: .reverse)], limit: 1).result(for: app.store)
                         async let count: Int = tally.add("update")
                         let (samples, n) = (try? await first, await count)
                         for delay in [3, 1, 2] {
@@ -193,7 +193,7 @@ struct PlatformWithScriptedAppTests {
         var phone = Phone({
             ScriptedApp(log: log, onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { app, type, done in
                 AppTask {
-                    let samples = (try? await HKSampleQueryDescriptor(type: type).result(for: app.store)) ?? []
+                    let samples = (try? await HKSampleQueryDescriptor(predicates: [.sample(type: type)], sortDescriptors: []).result(for: app.store)) ?? []
                     log.lines.append("sees \(samples.count)")
                     done()
                 }
@@ -236,7 +236,7 @@ struct PlatformWithScriptedAppTests {
 /// An app that traps (R: A6): the platform survives it, as iOS does.
 @Suite("An app that traps")
 struct TrappingAppTests {
-    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
+    static let hrv = HKQuantityType(.heartRateVariabilitySDNN)
 
     @Test("a trap in a query callback ends the app's process, not the platform; the next wake launches it again")  // R: A6, O5
     func trapInCallback() {
@@ -246,7 +246,7 @@ struct TrappingAppTests {
                 log.lines.append("launch background=\(options.inBackground)")
                 app.observe([Self.hrv])
             }, onUpdate: { app, type, done in
-                let query = HKSampleQuery(sampleType: type, predicate: nil, limit: 1, sortDescriptors: [.endDateDescending]) { _, samples, _ in
+                let query = HKSampleQuery(sampleType: type, predicate: nil, limit: 1, sortDescriptors: [NSSortDescriptor(key: HKSampleSortIdentifierEndDate, ascending: false)]) { _, samples, _ in
                     let value = (samples?.first as? HKQuantitySample)?.quantity.doubleValue(for: .secondUnit(with: .milli))
                     if value == 13 { let missing: Int? = nil; _ = missing! } // the app's bug
                     done()

@@ -97,7 +97,7 @@ struct TrappingSimulationTests {
     final class Trapper: PairSimApp {
         let store = HKHealthStore()
         func didFinishLaunching(_ options: LaunchOptions) {
-            let type = HKQuantityType(.heartRateVariabilitySDNN)!
+            let type = HKQuantityType(.heartRateVariabilitySDNN)
             store.execute(HKObserverQuery(sampleType: type, predicate: nil) { _, done, _ in
                 if AppClock().now.milliseconds > 60_000 { let none: Int? = nil; _ = none! }
                 done()

@@ -111,32 +111,84 @@ public enum AppLog {
 }
 
 /// The app's user defaults (`UserDefaults.standard` on a device): kept by the platform across
-/// launches and node restarts. Values are strings, numbers and booleans.
+/// launches and node restarts, for property-list values — strings, numbers, booleans, `Data`,
+/// `Date`, and arrays and dictionaries of them — with `UserDefaults`' methods. (Linux's Foundation
+/// has a `UserDefaults` of its own, shared by every process of the user: PairSim's name cannot be
+/// Apple's here; docs/APPS.md.)
 public struct AppDefaults: Sendable {
     public static let standard = AppDefaults()
 
-    public func string(forKey key: String) -> String? { AppRuntime.require("AppDefaults").defaults[key]?.stringValue }
-    public func integer(forKey key: String) -> Int { Int(AppRuntime.require("AppDefaults").defaults[key]?.intValue ?? 0) }
-    public func bool(forKey key: String) -> Bool { AppRuntime.require("AppDefaults").defaults[key]?.boolValue ?? false }
-    public func object(forKey key: String) -> Any? {
-        switch AppRuntime.require("AppDefaults").defaults[key] {
-        case .string(let s)?: s
-        case .int(let i)?: Int(i)
-        case .double(let d)?: d
-        case .bool(let b)?: b
-        default: nil
-        }
-    }
+    var values: JSONObject { AppRuntime.require("AppDefaults").defaults }
+
+    public func object(forKey key: String) -> Any? { values[key].flatMap(Self.plist) }
+    public func string(forKey key: String) -> String? { values[key]?.stringValue }
+    public func integer(forKey key: String) -> Int { Int(values[key]?.intValue ?? 0) }
+    public func double(forKey key: String) -> Double { values[key]?.doubleValue ?? 0 }
+    public func bool(forKey key: String) -> Bool { values[key]?.boolValue ?? false }
+    public func data(forKey key: String) -> Data? { object(forKey: key) as? Data }
+    public func array(forKey key: String) -> [Any]? { object(forKey: key) as? [Any] }
+    public func stringArray(forKey key: String) -> [String]? { object(forKey: key) as? [String] }
+    public func dictionary(forKey key: String) -> [String: Any]? { object(forKey: key) as? [String: Any] }
 
     public func set(_ value: String?, forKey key: String) { store(value.map(JSON.string), key) }
     public func set(_ value: Int, forKey key: String) { store(.int(Int64(value)), key) }
+    public func set(_ value: Double, forKey key: String) { store(.double(value), key) }
     public func set(_ value: Bool, forKey key: String) { store(.bool(value), key) }
+    /// Any property-list value; anything else is refused (`app.misbehaved kind=unsupported`), as
+    /// `UserDefaults` refuses a non-property-list object.
+    public func set(_ value: Any?, forKey key: String) {
+        guard let value else { return store(nil, key) }
+        guard let json = Self.json(value) else {
+            return AppRuntime.require("AppDefaults.set").report("unsupported", "AppDefaults.set: \(type(of: value)) is not a property-list value (key \(key))")
+        }
+        store(json, key)
+    }
     public func removeObject(forKey key: String) { store(nil, key) }
 
     func store(_ value: JSON?, _ key: String) {
         let runtime = AppRuntime.require("AppDefaults.set")
         runtime.defaults[key] = value
         runtime.send(.setDefault(key: key, value: value))
+    }
+
+    /// A property-list value as JSON: `Data` and `Date` as one-member objects naming them.
+    static func json(_ value: Any) -> JSON? {
+        switch value {
+        case let value as String: return .string(value)
+        case let value as Bool: return .bool(value)
+        case let value as Int: return .int(Int64(value))
+        case let value as Int64: return .int(value)
+        case let value as Double: return .double(value)
+        case let value as Float: return .double(Double(value))
+        case let value as Data: return .object(["$data": .string(value.base64EncodedString())])
+        case let value as Date: return .object(["$date": .double(value.timeIntervalSince1970)])
+        case let value as [Any]:
+            var items: [JSON] = []
+            for item in value { guard let json = json(item) else { return nil }; items.append(json) }
+            return .array(items)
+        case let value as [String: Any]:
+            var object = JSONObject()
+            for key in value.keys.sorted() { guard let json = json(value[key]!) else { return nil }; object.append(key, json) }
+            return .object(object)
+        default: return nil
+        }
+    }
+
+    static func plist(_ json: JSON) -> Any? {
+        switch json {
+        case .string(let s): return s
+        case .int(let i): return Int(i)
+        case .double(let d): return d
+        case .bool(let b): return b
+        case .null: return nil
+        case .array(let items): return items.compactMap(plist)
+        case .object(let object):
+            if object.count == 1, let text = object["$data"]?.stringValue { return Data(base64Encoded: text) }
+            if object.count == 1, let seconds = object["$date"]?.doubleValue { return Date(timeIntervalSince1970: seconds) }
+            var dictionary: [String: Any] = [:]
+            for member in object.members { dictionary[member.key] = plist(member.value) }
+            return dictionary
+        }
     }
 }
 

@@ -15,52 +15,13 @@ public final class HKHealthStore: @unchecked Sendable {
 
     var runtime: AppRuntime { AppRuntime.require("HKHealthStore") }
 
-    // MARK: Queries
-
-    /// Runs `query`: an observer query until `stop`; a sample or anchored query once.
-    public func execute(_ query: HKQuery) {
-        let runtime = self.runtime
-        switch query {
-        case let observer as HKObserverQuery:
-            let id = runtime.id()
-            observer.id = id
-            runtime.observerQueries[id] = observer
-            runtime.send(.executeObserver(query: id, type: observer.objectType!.core))
-        case let sample as HKSampleQuery:
-            runtime.query(sample.spec) { result in
-                switch result.objects {
-                case .success(let objects): sample.resultsHandler(sample, objects, nil)
-                case .failure(let error): sample.resultsHandler(sample, nil, error)
-                }
-            }
-        case let anchored as HKAnchoredObjectQuery:
-            runtime.query(.anchored(anchored.objectType!.core, anchor: anchored.anchor?.value)) { result in
-                switch result {
-                case .anchored(let samples, let workouts, let deleted, let anchor):
-                    let added: [HKSample] = workouts.map { HKWorkout(core: $0) } + samples.map { HKSample.of($0) }
-                    anchored.resultsHandler(anchored, added, deleted.map { HKDeletedObject(uuid: $0.uuid) }, HKQueryAnchor(fromValue: anchor), nil)
-                case .failed(let name):
-                    anchored.resultsHandler(anchored, nil, nil, nil, HKError(name))
-                case .objects:
-                    preconditionFailure("Invalid state: an anchored query answered with plain objects")
-                }
-            }
-        default:
-            runtime.report("unsupported", "HKHealthStore.execute: \(type(of: query)) is not a query PairSim runs")
-        }
-    }
-
-    /// Ends an observer query.
-    public func stop(_ query: HKQuery) {
-        guard let id = query.id, runtime.observerQueries.removeValue(forKey: id) != nil else { return }
-        runtime.send(.stopQuery(id))
-    }
-
     // MARK: Background delivery
 
     public func enableBackgroundDelivery(for type: HKObjectType, frequency: HKUpdateFrequency,
                                          withCompletion completion: @escaping @Sendable (Bool, Error?) -> Void) {
-        runtime.request({ .enableBackgroundDelivery(id: $0, type.core, frequency.core) }) { error in
+        // A type PairSim does not model never changes: delivery is on, and never wakes the app.
+        guard let core = type.core else { return runtime.completeLater { completion(true, nil) } }
+        runtime.request({ .enableBackgroundDelivery(id: $0, core, frequency.core) }) { error in
             completion(error == nil, error.map(HKError.init))
         }
     }
@@ -70,7 +31,8 @@ public final class HKHealthStore: @unchecked Sendable {
     }
 
     public func disableBackgroundDelivery(for type: HKObjectType, withCompletion completion: @escaping @Sendable (Bool, Error?) -> Void) {
-        runtime.request({ .disableBackgroundDelivery(id: $0, type.core) }) { error in completion(error == nil, error.map(HKError.init)) }
+        guard let core = type.core else { return runtime.completeLater { completion(true, nil) } }
+        runtime.request({ .disableBackgroundDelivery(id: $0, core) }) { error in completion(error == nil, error.map(HKError.init)) }
     }
 
     public func disableBackgroundDelivery(for type: HKObjectType) async throws {
@@ -82,6 +44,7 @@ public final class HKHealthStore: @unchecked Sendable {
     /// Always succeeds once the sheet was answered: whether reading was allowed stays hidden (R: H3).
     public func requestAuthorization(toShare typesToShare: Set<HKSampleType>?, read typesToRead: Set<HKObjectType>?,
                                      completion: @escaping @Sendable (Bool, Error?) -> Void) {
+        rememberRequested(Array(typesToShare ?? []) + Array(typesToRead ?? []))
         runtime.request({ .requestAuthorization(id: $0) }) { error in completion(error == nil, error.map(HKError.init)) }
     }
 
@@ -100,8 +63,14 @@ public final class HKHealthStore: @unchecked Sendable {
         for object in objects {
             guard let sample = object as? HKSample else { continue }
             switch sample.core {
-            case .workout(let workout): batch.workouts.append(workout)
-            case .sample(let value): batch.samples.append(value)
+            case .workout(let workout)?: batch.workouts.append(workout)
+            case .sample(let value)?: batch.samples.append(value)
+            case nil:
+                // A type PairSim does not store: refused as HealthKit refuses what it cannot take.
+                runtime.report("unsupported", "HKHealthStore.save: PairSim does not store \(sample.sampleType.identifier) (docs/FIDELITY.md)")
+                return runtime.completeLater {
+                    completion(false, HKError(.errorInvalidArgument, userInfo: [NSLocalizedDescriptionKey: "PairSim does not store \(sample.sampleType.identifier)"]))
+                }
             }
         }
         runtime.request({ .save(id: $0, batch) }) { error in completion(error == nil, error.map(HKError.init)) }
@@ -120,8 +89,8 @@ public final class HKHealthStore: @unchecked Sendable {
     /// Deletes objects; only those the app (group) saved may go (R: H5).
     public func delete(_ objects: [HKObject], withCompletion completion: @escaping @Sendable (Bool, Error?) -> Void) {
         let deleted = objects.compactMap { object -> DeletedObject? in
-            guard let sample = object as? HKSample else { return nil }
-            return DeletedObject(uuid: sample.uuid, type: sample.sampleType.core)
+            guard let sample = object as? HKSample, let core = sample.sampleType.core else { return nil }
+            return DeletedObject(uuid: sample.uuid, type: core)
         }
         runtime.request({ .delete(id: $0, deleted) }) { error in completion(error == nil, error.map(HKError.init)) }
     }
@@ -146,62 +115,70 @@ public final class HKHealthStore: @unchecked Sendable {
     }
 }
 
-/// The async sample query (`HKSampleQueryDescriptor`).
-public struct HKSampleQueryDescriptor: Sendable {
-    let type: HKSampleType
-    let predicate: HKSamplePredicate?
-    let sort: HKSampleSort
-    let limit: Int?
 
-    public init(type: HKSampleType, predicate: HKSamplePredicate? = nil, sort: HKSampleSort = .startDateAscending, limit: Int? = nil) {
-        self.type = type
-        self.predicate = predicate
-        self.sort = sort
-        self.limit = limit
+extension HKHealthStore {
+    /// Whether asking for these types would show the authorization sheet: until the app asked for
+    /// them once, `.shouldRequest`; then `.unnecessary` (remembered with the app's defaults, under
+    /// a `PairSimKit.` key).
+    public func getRequestStatusForAuthorization(toShare typesToShare: Set<HKSampleType>, read typesToRead: Set<HKObjectType>,
+                                                 completion: @escaping @Sendable (HKAuthorizationRequestStatus, Error?) -> Void) {
+        let asked = Set(AppDefaults.standard.stringArray(forKey: Self.requestedKey) ?? [])
+        let wanted = Set(typesToShare.map(\.identifier)).union(typesToRead.map(\.identifier))
+        let status: HKAuthorizationRequestStatus = wanted.isSubset(of: asked) ? .unnecessary : .shouldRequest
+        runtime.completeLater { completion(status, nil) }
     }
 
-    /// Runs the query.
-    public func result(for store: HKHealthStore) async throws -> [HKSample] {
-        let query = HKSampleQuery(sampleType: type, predicate: predicate, limit: limit ?? HKObjectQueryNoLimit, sortDescriptors: [sort]) { _, _, _ in }
-        let spec = query.spec
-        return try await withCheckedThrowingContinuation { continuation in
-            store.runtime.query(spec) { continuation.resume(with: $0.objects) }
+    public func statusForAuthorizationRequest(toShare typesToShare: Set<HKSampleType>, read typesToRead: Set<HKObjectType>) async throws -> HKAuthorizationRequestStatus {
+        await withCheckedContinuation { continuation in
+            getRequestStatusForAuthorization(toShare: typesToShare, read: typesToRead) { status, _ in continuation.resume(returning: status) }
         }
+    }
+
+    static let requestedKey = "PairSimKit.authorizationRequested"
+
+    /// Remembers the types an authorization request asked for.
+    func rememberRequested(_ types: [HKObjectType]) {
+        let asked = Set(AppDefaults.standard.stringArray(forKey: Self.requestedKey) ?? []).union(types.map(\.identifier))
+        AppDefaults.standard.set(asked.sorted(), forKey: Self.requestedKey)
+    }
+
+    /// The units the user prefers for each type: HealthKit's metric ones here.
+    public func preferredUnits(for quantityTypes: Set<HKQuantityType>, completion: @escaping @Sendable ([HKQuantityType: HKUnit], Error?) -> Void) {
+        var units: [HKQuantityType: HKUnit] = [:]
+        for type in quantityTypes { units[type] = HKUnit(from: type.defaultUnitString) }
+        let answer = units
+        runtime.completeLater { completion(answer, nil) }
+    }
+
+    public func preferredUnits(for quantityTypes: Set<HKQuantityType>) async throws -> [HKQuantityType: HKUnit] {
+        await withCheckedContinuation { continuation in
+            preferredUnits(for: quantityTypes) { units, _ in continuation.resume(returning: units) }
+        }
+    }
+
+    /// The oldest date an app may read samples from: the start of emulated time.
+    public func earliestPermittedSampleDate() -> Date { Date(timeIntervalSince1970: 0) }
+
+    /// Turns background delivery off for every type PairSim models.
+    public func disableAllBackgroundDelivery(completion: @escaping @Sendable (Bool, Error?) -> Void) {
+        let types = SampleType.allCases.map { HKObjectType.of(.sample($0)) } + [HKObjectType.workoutType()]
+        let remaining = Remaining(types.count)
+        for type in types {
+            disableBackgroundDelivery(for: type) { _, _ in if remaining.done() { completion(true, nil) } }
+        }
+    }
+
+    public func disableAllBackgroundDelivery() async throws {
+        try await done { self.disableAllBackgroundDelivery(completion: $0) }
     }
 }
 
-/// The async anchored query (`HKAnchoredObjectQueryDescriptor`).
-public struct HKAnchoredObjectQueryDescriptor: Sendable {
-    /// What changed since the anchor.
-    public struct Result: Sendable {
-        public let addedSamples: [HKSample]
-        public let deletedObjects: [HKDeletedObject]
-        public let newAnchor: HKQueryAnchor
-    }
-
-    let type: HKSampleType
-    let anchor: HKQueryAnchor?
-
-    public init(type: HKSampleType, anchor: HKQueryAnchor?) {
-        self.type = type
-        self.anchor = anchor
-    }
-
-    public func result(for store: HKHealthStore) async throws -> Result {
-        let spec = QuerySpec.anchored(type.core, anchor: anchor?.value)
-        return try await withCheckedThrowingContinuation { continuation in
-            store.runtime.query(spec) { answer in
-                switch answer {
-                case .anchored(let samples, let workouts, let deleted, let anchor):
-                    continuation.resume(returning: Result(addedSamples: workouts.map { HKWorkout(core: $0) } + samples.map { HKSample.of($0) },
-                                                          deletedObjects: deleted.map { HKDeletedObject(uuid: $0.uuid) },
-                                                          newAnchor: HKQueryAnchor(fromValue: anchor)))
-                case .failed(let name):
-                    continuation.resume(throwing: HKError(name))
-                case .objects:
-                    preconditionFailure("Invalid state: an anchored query answered with plain objects")
-                }
-            }
-        }
+/// Counts answers down to the last one (on the app's executor).
+final class Remaining: @unchecked Sendable {
+    var count: Int
+    init(_ count: Int) { self.count = count }
+    func done() -> Bool {
+        count -= 1
+        return count == 0
     }
 }

@@ -8,74 +8,112 @@ extension Date {
     package var instant: EmulatedInstant { EmulatedInstant(milliseconds: Int64((timeIntervalSince1970 * 1_000).rounded())) }
 }
 
-/// A unit (`HKUnit`) for the types PairSim models. PairSim stores each type in one unit
-/// (`count/min`, `ms`, `count`, `kg`, `%`, `kcal`); asking for a value in another unit of the same
-/// kind converts, across kinds is a programming error.
-public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
-    /// The unit's HealthKit string, e.g. `count/min`.
-    public let unitString: String
-    let scale: Double
-
-    public init(from unitString: String) {
-        self.unitString = unitString
-        scale = ["g": 0.001, "lb": 0.45359237, "s": 1_000, "Cal": 1, "kJ": 0.239006][unitString] ?? 1
-    }
-
-    public static func count() -> HKUnit { HKUnit(from: "count") }
-    public static func minute() -> HKUnit { HKUnit(from: "min") }
-    public static func secondUnit(with prefix: HKMetricPrefix) -> HKUnit { HKUnit(from: prefix == .milli ? "ms" : "s") }
-    public static func gramUnit(with prefix: HKMetricPrefix) -> HKUnit { HKUnit(from: prefix == .kilo ? "kg" : "g") }
-    public static func percent() -> HKUnit { HKUnit(from: "%") }
-    public static func kilocalorie() -> HKUnit { HKUnit(from: "kcal") }
-    public static func largeCalorie() -> HKUnit { HKUnit(from: "Cal") }
-    public static func pound() -> HKUnit { HKUnit(from: "lb") }
-
-    /// `count()/minute()` and the like.
-    public func unitDivided(by other: HKUnit) -> HKUnit { HKUnit(from: "\(unitString)/\(other.unitString)") }
-    public var description: String { unitString }
-}
-
-/// Metric prefixes for `HKUnit`.
-public enum HKMetricPrefix: Sendable { case none, milli, kilo }
-
-/// An amount with a unit (`HKQuantity`).
-public struct HKQuantity: Hashable, Sendable, CustomStringConvertible {
-    let value: Double
-    let unit: HKUnit
-
-    public init(unit: HKUnit, doubleValue: Double) {
-        self.unit = unit
-        value = doubleValue
-    }
-
-    /// The amount in `unit`.
-    public func doubleValue(for unit: HKUnit) -> Double { value * self.unit.scale / unit.scale }
-    public var description: String { "\(value) \(unit)" }
-}
-
-/// Who wrote an object (`HKSource`).
-public struct HKSource: Hashable, Sendable {
+/// Who wrote an object (`HKSource`): an app, by name and bundle identifier. PairSim's own apps
+/// have `com.pairsim.app` (the phone app, `HKSource.default()` there) and
+/// `com.pairsim.app.watchkitapp` (its watch app); another app named `strava` has `com.strava`.
+public final class HKSource: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// The app's name, e.g. `phone-app`, `watch-app`, `strava`.
     public let name: String
+    public let bundleIdentifier: String
+
+    init(name: String) {
+        self.name = name
+        bundleIdentifier = switch name {
+        case ObjectSource.phoneApp.name: "com.pairsim.app"
+        case ObjectSource.watchApp.name: "com.pairsim.app.watchkitapp"
+        default: "com." + name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
+        }
+    }
+
+    /// The source for objects this app saves (`HKSource.default()`).
+    public static func `default`() -> HKSource { HKSource(name: ObjectSource.phoneApp.name) }
+
     /// True for this app's own writes on the phone.
     public var isThisApp: Bool { name == ObjectSource.phoneApp.name }
     /// True for this app or its watch app (the app group, whose objects the app may delete).
     public var isAppGroup: Bool { ObjectSource(name: name).isOwnAppGroup }
+
+    public static func == (lhs: HKSource, rhs: HKSource) -> Bool { lhs.bundleIdentifier == rhs.bundleIdentifier }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bundleIdentifier) }
+    public var description: String { "\(name) (\(bundleIdentifier))" }
 }
 
-/// Any HealthKit object (`HKObject`).
-public class HKObject: Hashable, @unchecked Sendable {
-    public let uuid: UUID
-    /// Who wrote it (`sourceRevision.source`).
+/// The source and version that wrote an object (`HKSourceRevision`).
+public final class HKSourceRevision: Hashable, @unchecked Sendable {
     public let source: HKSource
+    public let version: String?
+    public let productType: String?
+    public let operatingSystemVersion: OperatingSystemVersion
 
-    init(uuid: UUID, source: HKSource) {
-        self.uuid = uuid
+    init(source: HKSource) {
         self.source = source
+        version = "1.0"
+        productType = source.name == ObjectSource.watchApp.name ? "Watch7,1" : source.name == ObjectSource.phoneApp.name ? "iPhone16,1" : nil
+        operatingSystemVersion = OperatingSystemVersion(majorVersion: 17, minorVersion: 0, patchVersion: 0)
     }
+
+    public static func == (lhs: HKSourceRevision, rhs: HKSourceRevision) -> Bool { lhs.source == rhs.source && lhs.version == rhs.version }
+    public func hash(into hasher: inout Hasher) { hasher.combine(source) }
+}
+
+/// The device that produced an object (`HKDevice`). PairSim's objects name none (`device` is nil)
+/// but those an app makes with one.
+public final class HKDevice: Hashable, @unchecked Sendable {
+    public let name: String?
+    public let manufacturer: String?
+    public let model: String?
+    public let hardwareVersion: String?
+    public let firmwareVersion: String?
+    public let softwareVersion: String?
+    public let localIdentifier: String?
+    public let udiDeviceIdentifier: String?
+
+    public init(name: String?, manufacturer: String?, model: String?, hardwareVersion: String?, firmwareVersion: String?,
+                softwareVersion: String?, localIdentifier: String?, udiDeviceIdentifier: String?) {
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.hardwareVersion = hardwareVersion
+        self.firmwareVersion = firmwareVersion
+        self.softwareVersion = softwareVersion
+        self.localIdentifier = localIdentifier
+        self.udiDeviceIdentifier = udiDeviceIdentifier
+    }
+
+    /// The device the app runs on.
+    public static func local() -> HKDevice {
+        HKDevice(name: "iPhone", manufacturer: "Apple Inc.", model: "iPhone", hardwareVersion: "iPhone16,1", firmwareVersion: nil,
+                 softwareVersion: "17.0", localIdentifier: nil, udiDeviceIdentifier: nil)
+    }
+
+    public static func == (lhs: HKDevice, rhs: HKDevice) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Any HealthKit object (`HKObject`). Equal when they are the same object (same UUID).
+public class HKObject: Hashable, CustomStringConvertible, @unchecked Sendable {
+    public let uuid: UUID
+    /// Who wrote it, and in which version.
+    public let sourceRevision: HKSourceRevision
+    /// The device that produced it, when the app that saved it said.
+    public let device: HKDevice?
+    /// What the app that saved it attached (`HKMetadataKey…` and its own keys). PairSim keeps it on
+    /// the objects an app makes; the platform does not store it (docs/FIDELITY.md).
+    public let metadata: [String: Any]?
+
+    init(uuid: UUID, source: HKSource, device: HKDevice? = nil, metadata: [String: Any]? = nil) {
+        self.uuid = uuid
+        sourceRevision = HKSourceRevision(source: source)
+        self.device = device
+        self.metadata = metadata
+    }
+
+    @available(*, deprecated, message: "Use sourceRevision")
+    public var source: HKSource { sourceRevision.source }
 
     public static func == (lhs: HKObject, rhs: HKObject) -> Bool { lhs.uuid == rhs.uuid }
     public func hash(into hasher: inout Hasher) { hasher.combine(uuid) }
+    public var description: String { "\(uuid.uuidString) \(sourceRevision.source.name)" }
 }
 
 /// An object with a type and a time span (`HKSample`).
@@ -84,17 +122,25 @@ public class HKSample: HKObject, @unchecked Sendable {
     public let startDate: Date
     public let endDate: Date
 
-    init(type: HKSampleType, start: Date, end: Date, uuid: UUID, source: HKSource) {
+    init(type: HKSampleType, start: Date, end: Date, uuid: UUID, source: HKSource, device: HKDevice? = nil, metadata: [String: Any]? = nil) {
         sampleType = type
         startDate = start
         endDate = end
-        super.init(uuid: uuid, source: source)
+        super.init(uuid: uuid, source: source, device: device, metadata: metadata)
     }
 
-    /// The platform's value for this sample (conversion back across the boundary).
-    package var core: Either {
+    /// True for a sample without an end (never, for the types PairSim stores).
+    public var hasUndeterminedDuration: Bool { false }
+
+    public override var description: String {
+        "\(uuid.uuidString) \(sampleType.identifier) \(startDate) - \(endDate) \(sourceRevision.source.name)"
+    }
+
+    /// The platform's value for this sample (conversion back across the boundary); nil for a
+    /// type PairSim does not store.
+    package var core: Either? {
         if let workout = self as? HKWorkout { return .workout(workout.coreWorkout) }
-        return .sample((self as! HKCoreSample).coreSample)
+        return (self as? HKCoreSample)?.coreSample.map { .sample($0) }
     }
 
     package enum Either { case workout(Workout), sample(HealthSample) }
@@ -105,29 +151,44 @@ public class HKSample: HKObject, @unchecked Sendable {
     }
 }
 
-protocol HKCoreSample { var coreSample: HealthSample { get } }
+protocol HKCoreSample { var coreSample: HealthSample? { get } }
 
 /// A measured amount (`HKQuantitySample`), e.g. an HRV reading.
 public final class HKQuantitySample: HKSample, HKCoreSample, @unchecked Sendable {
     public let quantityType: HKQuantityType
     public let quantity: HKQuantity
-    let coreSample: HealthSample
+    let coreSample: HealthSample?
 
     /// `HKQuantitySample(type:quantity:start:end:)`: a sample the app may save.
-    public init(type: HKQuantityType, quantity: HKQuantity, start: Date, end: Date) {
-        let sampleType: SampleType
-        if case .sample(let t) = type.core { sampleType = t } else { preconditionFailure("Invalid state: \(type) is not a quantity type") }
-        let value = quantity.doubleValue(for: HKUnit(from: sampleType.unit == "fraction" ? "%" : sampleType.unit))
-        let stored = sampleType.unit == "fraction" ? value / 100 : value
-        coreSample = HealthSample(uuid: AppRuntime.newUUID(), type: sampleType, start: start.instant, end: end.instant, value: stored, source: .phoneApp)
+    public convenience init(type: HKQuantityType, quantity: HKQuantity, start: Date, end: Date) {
+        self.init(type: type, quantity: quantity, start: start, end: end, device: nil, metadata: nil)
+    }
+
+    public convenience init(type: HKQuantityType, quantity: HKQuantity, start: Date, end: Date, metadata: [String: Any]?) {
+        self.init(type: type, quantity: quantity, start: start, end: end, device: nil, metadata: metadata)
+    }
+
+    public init(type: HKQuantityType, quantity: HKQuantity, start: Date, end: Date, device: HKDevice?, metadata: [String: Any]?) {
+        let uuid = AppRuntime.newUUID()
+        if case .sample(let sampleType)? = type.core {
+            let value = quantity.doubleValue(for: HKUnit(from: sampleType.unit == "fraction" ? "%" : sampleType.unit))
+            let stored = sampleType.unit == "fraction" ? value / 100 : value
+            coreSample = HealthSample(uuid: uuid, type: sampleType, start: start.instant, end: end.instant, value: stored, source: .phoneApp)
+        } else {
+            // A type PairSim does not store: the object exists, saving it is refused.
+            coreSample = nil
+        }
         quantityType = type
         self.quantity = quantity
-        super.init(type: type, start: start, end: end, uuid: coreSample.uuid, source: HKSource(name: ObjectSource.phoneApp.name))
+        super.init(type: type, start: start, end: end, uuid: uuid, source: .default(), device: device, metadata: metadata)
     }
+
+    /// Samples combined into this one (always 1 here).
+    public var count: Int { 1 }
 
     package init(core: HealthSample) {
         coreSample = core
-        quantityType = HKQuantityType(HKQuantityTypeIdentifier(core.type))!
+        quantityType = HKQuantityType(HKQuantityTypeIdentifier(core.type))
         let unit = HKUnit(from: core.type.unit == "fraction" ? "%" : core.type.unit)
         quantity = HKQuantity(unit: unit, doubleValue: core.type.unit == "fraction" ? core.value * 100 : core.value)
         super.init(type: quantityType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
@@ -139,18 +200,28 @@ public final class HKCategorySample: HKSample, HKCoreSample, @unchecked Sendable
     public let categoryType: HKCategoryType
     /// The category's raw value (`HKCategoryValueSleepAnalysis`).
     public let value: Int
-    let coreSample: HealthSample
+    let coreSample: HealthSample?
 
-    public init(type: HKCategoryType, value: Int, start: Date, end: Date) {
-        coreSample = HealthSample(uuid: AppRuntime.newUUID(), type: .sleepAnalysis, start: start.instant, end: end.instant, value: Double(value), source: .phoneApp)
+    public convenience init(type: HKCategoryType, value: Int, start: Date, end: Date) {
+        self.init(type: type, value: value, start: start, end: end, device: nil, metadata: nil)
+    }
+
+    public convenience init(type: HKCategoryType, value: Int, start: Date, end: Date, metadata: [String: Any]?) {
+        self.init(type: type, value: value, start: start, end: end, device: nil, metadata: metadata)
+    }
+
+    public init(type: HKCategoryType, value: Int, start: Date, end: Date, device: HKDevice?, metadata: [String: Any]?) {
+        let uuid = AppRuntime.newUUID()
+        coreSample = type.core == .sample(.sleepAnalysis)
+            ? HealthSample(uuid: uuid, type: .sleepAnalysis, start: start.instant, end: end.instant, value: Double(value), source: .phoneApp) : nil
         categoryType = type
         self.value = value
-        super.init(type: type, start: start, end: end, uuid: coreSample.uuid, source: HKSource(name: ObjectSource.phoneApp.name))
+        super.init(type: type, start: start, end: end, uuid: uuid, source: .default(), device: device, metadata: metadata)
     }
 
     package init(core: HealthSample) {
         coreSample = core
-        categoryType = HKCategoryType(.sleepAnalysis)!
+        categoryType = HKCategoryType(.sleepAnalysis)
         value = Int(core.value)
         super.init(type: categoryType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
     }
@@ -159,16 +230,6 @@ public final class HKCategorySample: HKSample, HKCoreSample, @unchecked Sendable
 /// `HKCategoryValueSleepAnalysis`.
 public enum HKCategoryValueSleepAnalysis: Int, Sendable {
     case inBed = 0, asleepUnspecified, awake, asleepCore, asleepDeep, asleepREM
-}
-
-/// `HKWorkoutActivityType` for the activities PairSim's watch offers.
-public enum HKWorkoutActivityType: String, Hashable, Sendable, CaseIterable {
-    case running, walking, cycling, swimming, rowing
-    case highIntensityIntervalTraining = "hiit"
-    case traditionalStrengthTraining = "strength"
-    case yoga
-    /// An activity PairSim does not name.
-    case other
 }
 
 /// A workout (`HKWorkout`).
@@ -182,18 +243,18 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
 
     /// A workout the app may save (logged by hand).
     public init(activityType: HKWorkoutActivityType, start: Date, end: Date, totalEnergyBurned: HKQuantity? = nil) {
-        coreWorkout = Workout(uuid: AppRuntime.newUUID(), activity: activityType == .other ? "other" : activityType.rawValue, start: start.instant,
+        coreWorkout = Workout(uuid: AppRuntime.newUUID(), activity: activityType.coreName, start: start.instant,
                               end: end.instant, activeDuration: end.instant - start.instant,
                               activeEnergy: totalEnergyBurned?.doubleValue(for: .kilocalorie()), source: .phoneApp)
         workoutActivityType = activityType
         duration = end.timeIntervalSince(start)
         self.totalEnergyBurned = totalEnergyBurned
-        super.init(type: HKWorkoutType(), start: start, end: end, uuid: coreWorkout.uuid, source: HKSource(name: ObjectSource.phoneApp.name))
+        super.init(type: HKWorkoutType(), start: start, end: end, uuid: coreWorkout.uuid, source: .default())
     }
 
     package init(core: Workout) {
         coreWorkout = core
-        workoutActivityType = HKWorkoutActivityType(rawValue: core.activity) ?? .other
+        workoutActivityType = HKWorkoutActivityType(coreName: core.activity)
         duration = TimeInterval(core.activeDuration.milliseconds) / 1_000
         totalEnergyBurned = core.activeEnergy.map { HKQuantity(unit: .kilocalorie(), doubleValue: $0) }
         super.init(type: HKWorkoutType(), start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
@@ -206,18 +267,40 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
 /// A deletion seen by an anchored query (`HKDeletedObject`).
 public final class HKDeletedObject: Hashable, @unchecked Sendable {
     public let uuid: UUID
+    /// What the deleted object's app attached (PairSim keeps none: docs/FIDELITY.md).
+    public let metadata: [String: Any]? = nil
     init(uuid: UUID) { self.uuid = uuid }
     public static func == (lhs: HKDeletedObject, rhs: HKDeletedObject) -> Bool { lhs.uuid == rhs.uuid }
     public func hash(into hasher: inout Hasher) { hasher.combine(uuid) }
 }
 
-/// Where an anchored query left off (`HKQueryAnchor`). Keep it (e.g. in `AppDefaults`) to fetch
-/// only what changed next time.
-public final class HKQueryAnchor: Hashable, @unchecked Sendable, CustomStringConvertible {
-    /// The anchor's value; store it and rebuild with `init(fromValue:)`.
-    public let value: Int64
-    public init(fromValue value: Int64) { self.value = value }
-    public static func == (lhs: HKQueryAnchor, rhs: HKQueryAnchor) -> Bool { lhs.value == rhs.value }
-    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
-    public var description: String { "HKQueryAnchor(\(value))" }
+/// Where an anchored query left off (`HKQueryAnchor`). Keep it to fetch only what changed next
+/// time: archive it with `NSKeyedArchiver.archivedData(withRootObject:requiringSecureCoding: true)`
+/// and read it back with `NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from:)`,
+/// as HealthKit code does (it is `NSSecureCoding`).
+public final class HKQueryAnchor: NSObject, NSSecureCoding, @unchecked Sendable {
+    /// The anchor's value (PairSim's; HealthKit's anchors are opaque).
+    let value: Int64
+
+    /// An anchor from a value an earlier anchor had (HealthKit's legacy integer anchors).
+    public convenience init(fromValue value: Int) { self.init(Int64(value)) }
+
+    init(_ value: Int64) {
+        self.value = value
+        super.init()
+    }
+
+    public static var supportsSecureCoding: Bool { true }
+
+    public func encode(with coder: NSCoder) { coder.encode(value, forKey: "HKQueryAnchorValue") }
+
+    public required init?(coder: NSCoder) {
+        guard coder.containsValue(forKey: "HKQueryAnchorValue") else { return nil }
+        value = coder.decodeInt64(forKey: "HKQueryAnchorValue")
+        super.init()
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool { (object as? HKQueryAnchor)?.value == value }
+    public override var hash: Int { value.hashValue }
+    public override var description: String { "HKQueryAnchor(\(value))" }
 }

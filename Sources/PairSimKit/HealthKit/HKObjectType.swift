@@ -2,102 +2,152 @@ import Foundation
 package import PairSimCore
 
 /// A kind of HealthKit data (`HKObjectType`). Compare and hash by identifier.
+///
+/// Every type HealthKit names can be named here — `HKQuantityType(.oxygenSaturation)` compiles and
+/// can be requested — but PairSim stores only the types it models (`core` is nil for the rest):
+/// saving one fails with `errorInvalidArgument`, a query of one finds nothing, and
+/// docs/FIDELITY.md lists them.
 public class HKObjectType: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// HealthKit's identifier, e.g. `HKQuantityTypeIdentifierHeartRateVariabilitySDNN`.
     public let identifier: String
-    package let core: ObjectType
+    /// The platform's type, for the types PairSim models.
+    package let core: ObjectType?
 
-    package init(core: ObjectType, identifier: String) {
+    package init(core: ObjectType?, identifier: String) {
         self.core = core
         self.identifier = identifier
     }
 
-    /// PairSim's name for the type in logs and topologies, e.g. `heartRateVariabilitySDNN`, `workout`.
-    public var name: String { core.name }
+    /// PairSim's name for the type in logs and topologies, e.g. `heartRateVariabilitySDNN`, `workout`;
+    /// HealthKit's identifier for a type PairSim does not model.
+    public var name: String { core?.name ?? identifier }
     /// The short name commands use, e.g. `hrv`, `steps`, `workout`.
-    public var shortName: String { core.shortName }
+    public var shortName: String { core?.shortName ?? identifier }
 
     public static func == (lhs: HKObjectType, rhs: HKObjectType) -> Bool { lhs.identifier == rhs.identifier }
     public func hash(into hasher: inout Hasher) { hasher.combine(identifier) }
     public var description: String { identifier }
 
-    /// `HKObjectType.quantityType(forIdentifier:)`: nil for a type PairSim does not model.
-    public static func quantityType(forIdentifier identifier: HKQuantityTypeIdentifier) -> HKQuantityType? {
-        HKQuantityType(identifier)
+    public static func quantityType(forIdentifier identifier: HKQuantityTypeIdentifier) -> HKQuantityType? { HKQuantityType(identifier) }
+    public static func categoryType(forIdentifier identifier: HKCategoryTypeIdentifier) -> HKCategoryType? { HKCategoryType(identifier) }
+    public static func characteristicType(forIdentifier identifier: HKCharacteristicTypeIdentifier) -> HKCharacteristicType? {
+        HKCharacteristicType(identifier)
     }
+    public static func correlationType(forIdentifier identifier: HKCorrelationTypeIdentifier) -> HKCorrelationType? { HKCorrelationType(identifier) }
+    public static func clinicalType(forIdentifier identifier: HKClinicalTypeIdentifier) -> HKClinicalType? { HKClinicalType(identifier) }
+    public static func documentType(forIdentifier identifier: HKDocumentTypeIdentifier) -> HKDocumentType? { HKDocumentType(identifier) }
+    public static func seriesType(forIdentifier identifier: String) -> HKSeriesType? { HKSeriesType(identifier: identifier) }
 
-    /// `HKObjectType.categoryType(forIdentifier:)`.
-    public static func categoryType(forIdentifier identifier: HKCategoryTypeIdentifier) -> HKCategoryType? {
-        HKCategoryType(identifier)
-    }
-
-    /// `HKObjectType.workoutType()`.
     public static func workoutType() -> HKWorkoutType { HKWorkoutType() }
+    public static func activitySummaryType() -> HKActivitySummaryType { HKActivitySummaryType() }
+    public static func audiogramSampleType() -> HKAudiogramSampleType { HKAudiogramSampleType() }
+    public static func electrocardiogramType() -> HKElectrocardiogramType { HKElectrocardiogramType() }
+    public static func visionPrescriptionType() -> HKPrescriptionType { HKPrescriptionType() }
 
     /// The public type for a core type (the platform's answers carry these).
     package static func of(_ core: ObjectType) -> HKSampleType {
         switch core {
         case .workout: HKWorkoutType()
-        case .sample(.sleepAnalysis): HKCategoryType(.sleepAnalysis)!
-        case .sample(let type): HKQuantityType(HKQuantityTypeIdentifier(type))!
+        case .sample(.sleepAnalysis): HKCategoryType(.sleepAnalysis)
+        case .sample(let type): HKQuantityType(HKQuantityTypeIdentifier(type))
         }
     }
 }
 
 /// A type whose objects are samples with a start and end (`HKSampleType`).
-public class HKSampleType: HKObjectType, @unchecked Sendable {}
-
-/// `HKQuantityTypeIdentifier` for the types PairSim models.
-public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public static let heartRate = Self(rawValue: "HKQuantityTypeIdentifierHeartRate")
-    public static let heartRateVariabilitySDNN = Self(rawValue: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN")
-    public static let restingHeartRate = Self(rawValue: "HKQuantityTypeIdentifierRestingHeartRate")
-    public static let stepCount = Self(rawValue: "HKQuantityTypeIdentifierStepCount")
-    public static let bodyMass = Self(rawValue: "HKQuantityTypeIdentifierBodyMass")
-    public static let bodyFatPercentage = Self(rawValue: "HKQuantityTypeIdentifierBodyFatPercentage")
-    public static let bodyMassIndex = Self(rawValue: "HKQuantityTypeIdentifierBodyMassIndex")
-    public static let activeEnergyBurned = Self(rawValue: "HKQuantityTypeIdentifierActiveEnergyBurned")
-
-    static let table: [(SampleType, HKQuantityTypeIdentifier)] = [
-        (.heartRate, .heartRate), (.heartRateVariabilitySDNN, .heartRateVariabilitySDNN), (.restingHeartRate, .restingHeartRate),
-        (.stepCount, .stepCount), (.bodyMass, .bodyMass), (.bodyFatPercentage, .bodyFatPercentage),
-        (.bodyMassIndex, .bodyMassIndex), (.activeEnergyBurned, .activeEnergyBurned),
-    ]
-
-    package init(_ core: SampleType) { self = Self.table.first { $0.0 == core }!.1 }
-    package var core: SampleType? { Self.table.first { $0.1 == self }?.0 }
-}
-
-/// `HKCategoryTypeIdentifier` for the types PairSim models.
-public struct HKCategoryTypeIdentifier: RawRepresentable, Hashable, Sendable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public static let sleepAnalysis = Self(rawValue: "HKCategoryTypeIdentifierSleepAnalysis")
+public class HKSampleType: HKObjectType, @unchecked Sendable {
+    /// True when samples of the type may have no end date (none PairSim stores).
+    public var allowsRecalibrationForEstimates: Bool { false }
+    public var isMinimumDurationRestricted: Bool { false }
+    public var isMaximumDurationRestricted: Bool { false }
 }
 
 /// A quantity type (`HKQuantityType`), e.g. `HKQuantityType(.stepCount)`.
 public final class HKQuantityType: HKSampleType, @unchecked Sendable {
-    /// `HKQuantityType(_:)` (iOS 15): nil here for a type PairSim does not model.
-    public init?(_ identifier: HKQuantityTypeIdentifier) {
-        guard let core = identifier.core else { return nil }
-        super.init(core: .sample(core), identifier: identifier.rawValue)
+    /// `HKQuantityType(_:)` (iOS 15): any identifier.
+    public init(_ identifier: HKQuantityTypeIdentifier) {
+        super.init(core: identifier.core.map { .sample($0) }, identifier: identifier.rawValue)
     }
+
+    /// Cumulative (steps, energy: summed) or discrete (heart rate: averaged).
+    public var aggregationStyle: HKQuantityAggregationStyle { HKQuantityTypeIdentifier(rawValue: identifier).aggregationStyle }
+
+    /// True when `unit` measures what the type measures (`count/min` for heart rate, …).
+    public func `is`(compatibleWith unit: HKUnit) -> Bool { HKUnit(from: defaultUnitString).dimension == unit.dimension }
+
+    /// The unit PairSim stores the type in, HealthKit's usual one for the others.
+    var defaultUnitString: String {
+        switch core {
+        case .sample(let type)?: type.unit == "fraction" ? "%" : type.unit
+        default: HKQuantityTypeIdentifier(rawValue: identifier).unitString
+        }
+    }
+}
+
+/// `HKQuantityAggregationStyle`.
+public enum HKQuantityAggregationStyle: Int, Hashable, Sendable {
+    case cumulative = 0, discreteArithmetic = 1, discreteTemporallyWeighted = 2, discreteEquivalentContinuousLevel = 3
+    @available(*, deprecated, renamed: "discreteArithmetic")
+    public static var discrete: HKQuantityAggregationStyle { .discreteArithmetic }
 }
 
 /// A category type (`HKCategoryType`), e.g. `HKCategoryType(.sleepAnalysis)`.
 public final class HKCategoryType: HKSampleType, @unchecked Sendable {
-    public init?(_ identifier: HKCategoryTypeIdentifier) {
-        guard identifier == .sleepAnalysis else { return nil }
-        super.init(core: .sample(.sleepAnalysis), identifier: identifier.rawValue)
+    public init(_ identifier: HKCategoryTypeIdentifier) {
+        super.init(core: identifier == .sleepAnalysis ? .sample(.sleepAnalysis) : nil, identifier: identifier.rawValue)
     }
+}
+
+/// A characteristic (`HKCharacteristicType`): date of birth, sex, blood type… (not modelled).
+public final class HKCharacteristicType: HKObjectType, @unchecked Sendable {
+    public init(_ identifier: HKCharacteristicTypeIdentifier) { super.init(core: nil, identifier: identifier.rawValue) }
+}
+
+/// A correlation type (`HKCorrelationType`): blood pressure, food (not modelled).
+public final class HKCorrelationType: HKSampleType, @unchecked Sendable {
+    public init(_ identifier: HKCorrelationTypeIdentifier) { super.init(core: nil, identifier: identifier.rawValue) }
+}
+
+/// A clinical record type (`HKClinicalType`, not modelled).
+public final class HKClinicalType: HKSampleType, @unchecked Sendable {
+    public init(_ identifier: HKClinicalTypeIdentifier) { super.init(core: nil, identifier: identifier.rawValue) }
+}
+
+/// A document type (`HKDocumentType`, not modelled).
+public final class HKDocumentType: HKSampleType, @unchecked Sendable {
+    public init(_ identifier: HKDocumentTypeIdentifier) { super.init(core: nil, identifier: identifier.rawValue) }
+}
+
+/// A series type (`HKSeriesType`): workout routes, heartbeat series (not modelled).
+public final class HKSeriesType: HKSampleType, @unchecked Sendable {
+    init(identifier: String) { super.init(core: nil, identifier: identifier) }
+    public static func workoutRoute() -> HKSeriesType { HKSeriesType(identifier: HKWorkoutRouteTypeIdentifier) }
+    public static func heartbeat() -> HKSeriesType { HKSeriesType(identifier: HKDataTypeIdentifierHeartbeatSeries) }
 }
 
 /// The workout type (`HKWorkoutType`).
 public final class HKWorkoutType: HKSampleType, @unchecked Sendable {
-    public init() { super.init(core: .workout, identifier: "HKWorkoutTypeIdentifier") }
+    public init() { super.init(core: .workout, identifier: HKWorkoutTypeIdentifier) }
+}
+
+/// Activity rings (`HKActivitySummaryType`, not modelled).
+public final class HKActivitySummaryType: HKObjectType, @unchecked Sendable {
+    public init() { super.init(core: nil, identifier: "HKActivitySummaryTypeIdentifier") }
+}
+
+/// Audiograms (`HKAudiogramSampleType`, not modelled).
+public final class HKAudiogramSampleType: HKSampleType, @unchecked Sendable {
+    public init() { super.init(core: nil, identifier: "HKDataTypeIdentifierAudiogram") }
+}
+
+/// Electrocardiograms (`HKElectrocardiogramType`, not modelled).
+public final class HKElectrocardiogramType: HKSampleType, @unchecked Sendable {
+    public init() { super.init(core: nil, identifier: "HKDataTypeIdentifierElectrocardiogram") }
+}
+
+/// Vision prescriptions (`HKPrescriptionType`, not modelled).
+public final class HKPrescriptionType: HKSampleType, @unchecked Sendable {
+    public init() { super.init(core: nil, identifier: HKVisionPrescriptionTypeIdentifier) }
 }
 
 /// `HKUpdateFrequency`: the most often HealthKit may wake the app for a type.
@@ -117,4 +167,9 @@ public enum HKUpdateFrequency: Int, Hashable, Sendable {
 /// `HKAuthorizationStatus`: about *sharing* (writing) only — read permission is never revealed.
 public enum HKAuthorizationStatus: Int, Hashable, Sendable {
     case notDetermined, sharingDenied, sharingAuthorized
+}
+
+/// `HKAuthorizationRequestStatus`: whether asking again would show the sheet.
+public enum HKAuthorizationRequestStatus: Int, Hashable, Sendable {
+    case unknown, shouldRequest, unnecessary
 }

@@ -5,129 +5,147 @@ internal import PairSimCore
 /// delivery, before the wake's budget ends, or HealthKit retries with backoff and stops after 3).
 public typealias HKObserverQueryCompletionHandler = @Sendable () -> Void
 
-/// A date predicate for sample queries (`HKQuery.predicateForSamples(withStart:end:options:)`),
-/// or a UUID predicate (`HKQuery.predicateForObject(with:)`).
-public struct HKSamplePredicate: Sendable {
-    let start: Date?
-    let end: Date?
-    let uuids: [UUID]?
+/// The options of `predicateForSamples(withStart:end:options:)`.
+public struct HKQueryOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// The sample starts in the interval.
+    public static let strictStartDate = HKQueryOptions(rawValue: 1 << 0)
+    /// The sample ends in the interval.
+    public static let strictEndDate = HKQueryOptions(rawValue: 1 << 1)
 }
 
-/// The options of `predicateForSamples` (PairSim matches samples that overlap the range).
-public struct HKQueryOptions: OptionSet, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    public static let strictStartDate = HKQueryOptions(rawValue: 1)
-    public static let strictEndDate = HKQueryOptions(rawValue: 2)
-}
-
-/// How sample query results are ordered (`NSSortDescriptor(key: HKSampleSortIdentifierEndDate, …)`).
-public enum HKSampleSort: Sendable {
-    /// Newest end date first (`HKSampleSortIdentifierEndDate`, ascending: false).
-    case endDateDescending
-    /// Oldest start first (HealthKit's default).
-    case startDateAscending
-}
-
-/// `HKObjectQueryNoLimit`.
+/// `HKObjectQueryNoLimit`: every matching object.
 public let HKObjectQueryNoLimit = 0
 
-/// A HealthKit query (`HKQuery`).
-public class HKQuery: @unchecked Sendable {
-    public let objectType: HKObjectType?
-    let predicate: HKSamplePredicate?
-    /// Assigned when executed.
-    var id: Int?
+/// A HealthKit query (`HKQuery`). Queries are objects: two queries are equal only if they are the
+/// same query, so they go in a `Set` or serve as dictionary keys as HealthKit's do.
+public class HKQuery: Hashable, CustomStringConvertible, @unchecked Sendable {
+    // @unchecked: as HealthKit's, handed between the app's code and PairSim on one thread.
 
-    init(objectType: HKObjectType?, predicate: HKSamplePredicate?) {
+    /// The type the query asks about.
+    public let objectType: HKObjectType?
+    /// The predicate it was made with.
+    public let predicate: NSPredicate?
+    /// Assigned when executed (a long-running query's platform observer).
+    var id: Int?
+    /// Set by `HKHealthStore.stop`: a long-running query reports nothing more.
+    var stopped = false
+
+    init(objectType: HKObjectType?, predicate: NSPredicate?) {
         self.objectType = objectType
         self.predicate = predicate
     }
 
-    /// Samples overlapping `[startDate, endDate]`.
-    public static func predicateForSamples(withStart startDate: Date?, end endDate: Date?, options: HKQueryOptions = []) -> HKSamplePredicate {
-        HKSamplePredicate(start: startDate, end: endDate, uuids: nil)
-    }
+    @available(*, deprecated, renamed: "objectType")
+    public var sampleType: HKSampleType? { objectType as? HKSampleType }
 
-    /// The object with this UUID.
-    public static func predicateForObject(with uuid: UUID) -> HKSamplePredicate {
-        HKSamplePredicate(start: nil, end: nil, uuids: [uuid])
+    public static func == (lhs: HKQuery, rhs: HKQuery) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public var description: String {
+        "<\(Swift.type(of: self)) \(objectType?.identifier ?? "-")\(predicate.map { " \($0.predicateFormat)" } ?? "")>"
     }
 }
 
-/// A long-running query told *that* a type changed (`HKObserverQuery`, R: O2).
+/// A long-running query told *that* a type changed (`HKObserverQuery`, R: O2). Its handler also
+/// runs once when the query starts, as HealthKit's does.
 public final class HKObserverQuery: HKQuery, @unchecked Sendable {
     let updateHandler: (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, Error?) -> Void
+    /// The descriptors of `init(queryDescriptors:updateHandler:)`, each a type and its predicate.
+    let descriptors: [HKQueryDescriptor]
+    let descriptorsHandler: ((HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, Error?) -> Void)?
 
-    public init(sampleType: HKSampleType, predicate: HKSamplePredicate?,
+    public init(sampleType: HKSampleType, predicate: NSPredicate?,
                 updateHandler: @escaping (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, Error?) -> Void) {
         self.updateHandler = updateHandler
+        descriptors = [HKQueryDescriptor(sampleType: sampleType, predicate: predicate)]
+        descriptorsHandler = nil
         super.init(objectType: sampleType, predicate: predicate)
+    }
+
+    /// One query for several types (iOS 15): the handler hears which types changed.
+    public init(queryDescriptors: [HKQueryDescriptor],
+                updateHandler: @escaping (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, Error?) -> Void) {
+        descriptors = queryDescriptors
+        descriptorsHandler = updateHandler
+        self.updateHandler = { query, completion, error in updateHandler(query, nil, completion, error) }
+        super.init(objectType: queryDescriptors.first?.sampleType, predicate: queryDescriptors.first?.predicate)
+    }
+
+    /// Runs the app's handler for an update of `type`.
+    func deliver(_ type: HKSampleType?, completion: @escaping HKObserverQueryCompletionHandler) {
+        if let descriptorsHandler {
+            descriptorsHandler(self, type.map { [$0] }, completion, nil)
+        } else {
+            updateHandler(self, completion, nil)
+        }
     }
 }
 
-/// Samples of a type (`HKSampleQuery`).
+/// A type and a predicate, to build queries from (`HKQueryDescriptor`, iOS 15).
+public final class HKQueryDescriptor: Hashable, @unchecked Sendable {
+    public let sampleType: HKSampleType
+    public let predicate: NSPredicate?
+
+    public init(sampleType: HKSampleType, predicate: NSPredicate?) {
+        self.sampleType = sampleType
+        self.predicate = predicate
+    }
+
+    public static func == (lhs: HKQueryDescriptor, rhs: HKQueryDescriptor) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Samples of a type (`HKSampleQuery`): any predicate, any limit, sorted by `NSSortDescriptor`s
+/// (`HKSampleSortIdentifierStartDate` and the like; HealthKit's order by default, oldest start first).
 public final class HKSampleQuery: HKQuery, @unchecked Sendable {
-    let limit: Int
-    let sort: HKSampleSort
+    public let limit: Int
+    public let sortDescriptors: [NSSortDescriptor]?
     let resultsHandler: (HKSampleQuery, [HKSample]?, Error?) -> Void
 
-    public init(sampleType: HKSampleType, predicate: HKSamplePredicate?, limit: Int, sortDescriptors: [HKSampleSort]?,
+    public init(sampleType: HKSampleType, predicate: NSPredicate?, limit: Int, sortDescriptors: [NSSortDescriptor]?,
                 resultsHandler: @escaping (HKSampleQuery, [HKSample]?, Error?) -> Void) {
         self.limit = limit
-        sort = sortDescriptors?.first ?? .startDateAscending
+        self.sortDescriptors = sortDescriptors
         self.resultsHandler = resultsHandler
         super.init(objectType: sampleType, predicate: predicate)
     }
 
-    var spec: QuerySpec {
-        .samples(objectType!.core, from: predicate?.start?.instant, to: predicate?.end?.instant, uuids: predicate?.uuids,
-                 newestFirst: sort == .endDateDescending, limit: limit == HKObjectQueryNoLimit ? nil : limit)
+    /// iOS 15's form over several descriptors.
+    public init(queryDescriptors: [HKQueryDescriptor], limit: Int, sortDescriptors: [NSSortDescriptor] = [],
+                resultsHandler: @escaping (HKSampleQuery, [HKSample]?, Error?) -> Void) {
+        self.limit = limit
+        self.sortDescriptors = sortDescriptors
+        self.resultsHandler = resultsHandler
+        super.init(objectType: queryDescriptors.first?.sampleType, predicate: queryDescriptors.first?.predicate)
     }
 }
 
-/// What changed since an anchor: added samples, deleted objects, a new anchor (`HKAnchoredObjectQuery`).
+/// What changed since an anchor: added samples, deleted objects, a new anchor
+/// (`HKAnchoredObjectQuery`). With a `limit`, results come a page at a time: the anchor
+/// advances past each page. With an `updateHandler` it keeps running and reports each later
+/// change, as HealthKit's does.
 public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
-    let anchor: HKQueryAnchor?
-    let resultsHandler: (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, Error?) -> Void
+    public typealias Handler = (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, Error?) -> Void
 
-    /// PairSim returns everything since the anchor (`limit` must be `HKObjectQueryNoLimit`).
-    public init(type: HKSampleType, predicate: HKSamplePredicate?, anchor: HKQueryAnchor?, limit: Int,
-                resultsHandler: @escaping (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, Error?) -> Void) {
-        precondition(limit == HKObjectQueryNoLimit, "PairSimKit: HKAnchoredObjectQuery supports HKObjectQueryNoLimit only")
+    let anchor: HKQueryAnchor?
+    public let limit: Int
+    let resultsHandler: Handler
+    /// Set before `execute` to keep the query running (a long-running query).
+    public var updateHandler: Handler?
+
+    public init(type: HKSampleType, predicate: NSPredicate?, anchor: HKQueryAnchor?, limit: Int, resultsHandler: @escaping Handler) {
         self.anchor = anchor
+        self.limit = limit
         self.resultsHandler = resultsHandler
         super.init(objectType: type, predicate: predicate)
     }
-}
 
-/// A HealthKit error (`HKError`).
-public struct HKError: Error, Hashable, CustomStringConvertible, Sendable {
-    /// `HKError.Code` by name.
-    public enum Code: String, Sendable {
-        case errorDatabaseInaccessible, errorAuthorizationDenied, errorInvalidArgument, errorNoData
-    }
-    public let code: Code
-    public let message: String
-
-    init(_ name: String) {
-        code = Code(rawValue: name) ?? .errorInvalidArgument
-        message = name
-    }
-
-    public var description: String {
-        code == .errorDatabaseInaccessible ? "HealthKit data is unavailable (device locked)" : message
-    }
-}
-
-extension QueryResult {
-    /// Samples and workouts as public objects, or the error.
-    var objects: Result<[HKSample], HKError> {
-        switch self {
-        case .objects(let samples, let workouts), .anchored(let samples, let workouts, _, _):
-            return .success(workouts.map { HKWorkout(core: $0) } + samples.map { HKSample.of($0) })
-        case .failed(let name):
-            return .failure(HKError(name))
-        }
+    /// iOS 15's form over several descriptors.
+    public init(queryDescriptors: [HKQueryDescriptor], anchor: HKQueryAnchor?, limit: Int, resultsHandler: @escaping Handler) {
+        self.anchor = anchor
+        self.limit = limit
+        self.resultsHandler = resultsHandler
+        super.init(objectType: queryDescriptors.first?.sampleType, predicate: queryDescriptors.first?.predicate)
     }
 }

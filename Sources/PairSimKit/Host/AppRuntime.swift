@@ -252,6 +252,9 @@ package final class AppRuntime: @unchecked Sendable {
         return id
     }
 
+    /// Runs `body` later in this instant, as HealthKit calls a completion after the call returned.
+    func completeLater(_ body: @escaping () -> Void) { schedule(at: now, body) }
+
     func cancelTimer(_ id: Int) {
         guard timers.removeValue(forKey: id) != nil else { return }
         send(.cancelTimer(id))

@@ -17,6 +17,13 @@ public struct WCError: Error, CustomStringConvertible, Sendable {
 /// the deactivation ones).
 public protocol WCSessionDelegate: AnyObject {
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?)
+    /// iOS: the session is about to stop talking to the current watch (watch switching: not
+    /// modelled, so PairSim never calls it; required on iOS, optional here for watch apps).
+    func sessionDidBecomeInactive(_ session: WCSession)
+    /// iOS: the session stopped talking to the previous watch; activate again (not called, as above).
+    func sessionDidDeactivate(_ session: WCSession)
+    /// iOS: `isPaired`, `isWatchAppInstalled` or `isComplicationEnabled` changed (they do not here).
+    func sessionWatchStateDidChange(_ session: WCSession)
     func sessionReachabilityDidChange(_ session: WCSession)
     func session(_ session: WCSession, didReceiveMessage message: [String: Any])
     func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void)
@@ -29,6 +36,9 @@ public protocol WCSessionDelegate: AnyObject {
 
 extension WCSessionDelegate {
     public func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {}
+    public func sessionDidBecomeInactive(_ session: WCSession) {}
+    public func sessionDidDeactivate(_ session: WCSession) {}
+    public func sessionWatchStateDidChange(_ session: WCSession) {}
     public func sessionReachabilityDidChange(_ session: WCSession) {}
     public func session(_ session: WCSession, didReceiveMessage message: [String: Any]) {}
     public func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
@@ -99,6 +109,15 @@ public final class WCSession: @unchecked Sendable {
     public internal(set) var isReachable = false
     public var isPaired: Bool { true }
     public var isWatchAppInstalled: Bool { true }
+    /// The watch app is on the active watch face as a complication (no face is modelled: false).
+    public var isComplicationEnabled: Bool { false }
+    /// A directory for data about the paired watch, kept while the watch app is installed: one
+    /// per app under the system's temporary directory (created on first use).
+    public var watchDirectoryURL: URL? {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pairsim-watch-directory-\(runtime.registration.name)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
     public internal(set) var applicationContext: [String: Any] = [:]
     public internal(set) var receivedApplicationContext: [String: Any] = [:]
     var userInfoTransfers: [WCSessionUserInfoTransfer] = []

@@ -18,7 +18,7 @@ public final class MyHealthApp: PairSimApp {
         make: { MyHealthApp() })
 
     let store = HKHealthStore()
-    let hrv = HKQuantityType(.heartRateVariabilitySDNN)!
+    let hrv = HKQuantityType(.heartRateVariabilitySDNN)
     let model = MainActor.assumeIsolated { HRVModel() }
     var onScreen = false
 
@@ -41,8 +41,8 @@ public final class MyHealthApp: PairSimApp {
     /// Reads the newest HRV and compares it with the baseline: at once in the background, after
     /// 2 quiet minutes on screen.
     func update() async {
-        guard let sample = try? await HKSampleQueryDescriptor(type: hrv, sort: .endDateDescending, limit: 1).result(for: store).first
-                as? HKQuantitySample else { return }
+        let latest = HKSampleQueryDescriptor(predicates: [.quantitySample(type: hrv)], sortDescriptors: [SortDescriptor(\.endDate, order: .reverse)], limit: 1)
+        guard let sample = try? await latest.result(for: store).first else { return }
         let value = sample.quantity.doubleValue(for: .secondUnit(with: .milli))
         let (generation, count) = await model.add(value, at: Date())
         AppLog.event("myapp.reading", ["hrv": .double(value), "readings": .int(count)])

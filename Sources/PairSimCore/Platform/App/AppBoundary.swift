@@ -54,13 +54,14 @@ public enum QuerySpec: Hashable, Sendable {
     /// Objects of `type` overlapping `[from, to]`, only `uuids` when given, newest end first or
     /// oldest start first, at most `limit`.
     case samples(ObjectType, from: EmulatedInstant?, to: EmulatedInstant?, uuids: [UUID]?, newestFirst: Bool, limit: Int?)
-    /// Objects of `type` added and deleted after `anchor` (nil: from the beginning).
-    case anchored(ObjectType, anchor: Int64?)
+    /// Objects of `type` added and deleted after `anchor` (nil: from the beginning); with a
+    /// `limit`, the first `limit` of those changes in anchor order (a page).
+    case anchored(ObjectType, anchor: Int64?, limit: Int? = nil)
 
     /// The queried type.
     public var type: ObjectType {
         switch self {
-        case .samples(let type, _, _, _, _, _), .anchored(let type, _): type
+        case .samples(let type, _, _, _, _, _), .anchored(let type, _, _): type
         }
     }
 

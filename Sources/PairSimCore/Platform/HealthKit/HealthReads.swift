@@ -78,8 +78,8 @@ public struct HealthReads: Sendable {
                 if let limit { list = Array(list.prefix(limit)) }
                 return .objects(samples: list, workouts: [])
             }
-        case .anchored(let type, let anchor):
-            var (workouts, samples, deleted, newAnchor) = store.anchoredObjects(type, since: anchor ?? 0)
+        case .anchored(let type, let anchor, let limit):
+            var (workouts, samples, deleted, newAnchor) = store.anchoredObjects(type, since: anchor ?? 0, limit: limit)
             if denied.contains(type) {
                 workouts = workouts.filter { $0.source == .phoneApp }
                 samples = samples.filter { $0.source == .phoneApp }

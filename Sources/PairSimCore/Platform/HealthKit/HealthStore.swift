@@ -198,19 +198,80 @@ public struct HealthStore: Hashable, Sendable {
     }
 
     /// HKAnchoredObjectQuery with the objects themselves: workouts or samples of `type` added
-    /// after `since` (in anchor order), its tombstones after it, and the new anchor.
-    public func anchoredObjects(_ type: ObjectType, since: Int64) -> (workouts: [Workout], samples: [HealthSample], deleted: [DeletedObject], anchor: Int64) {
-        var workouts: [Workout] = [], samples: [HealthSample] = []
+    /// after `since` (in anchor order), its tombstones after it, and the new anchor. With a
+    /// `limit`, only the first `limit` changes (additions and deletions in the order they were
+    /// made), and an anchor after the last of them (`PageAnchor`): the next page starts there.
+    public func anchoredObjects(_ type: ObjectType, since: Int64, limit: Int? = nil) -> (workouts: [Workout], samples: [HealthSample], deleted: [DeletedObject], anchor: Int64) {
+        let from = PageAnchor(since)
+        // Each change with its save's anchor and its place among that save's changes of `type`.
+        var changes: [(batch: Int64, position: Int, change: Change)] = []
+        var position = 0, lastBatch: Int64 = -1
+        func add(_ batch: Int64, _ change: Change) {
+            position = batch == lastBatch ? position + 1 : 0
+            lastBatch = batch
+            // After `from`: later saves, and what of the partly delivered one was not delivered.
+            if batch > from.batch + 1 || (batch == from.batch + 1 && position >= from.delivered) {
+                changes.append((batch, position, change))
+            }
+        }
         switch type {
         case .workout:
-            workouts = workoutsByID.values.filter { $0.anchor > since }
-                .sorted { ($0.anchor, $0.object.uuid.text) < ($1.anchor, $1.object.uuid.text) }.map(\.object)
+            for stored in workoutsByID.values.sorted(by: { ($0.anchor, $0.object.uuid.text) < ($1.anchor, $1.object.uuid.text) }) {
+                add(stored.anchor, .workout(stored.object))
+            }
         case .sample(let sampleType):
             // Stored in anchor order already (appended as saved).
-            samples = samplesByType[sampleType].lazy.filter { $0.anchor > since }.map(\.object)
+            for stored in samplesByType[sampleType] { add(stored.anchor, .sample(stored.object)) }
         }
-        let deleted = tombstones.filter { $0.anchor > since && $0.object.type == type }.map(\.object)
-        return (workouts, samples, deleted, anchor)
+        lastBatch = -1
+        for tombstone in tombstones where tombstone.object.type == type { add(tombstone.anchor, .deleted(tombstone.object)) }
+        changes.sort { ($0.batch, $0.position) < ($1.batch, $1.position) }
+        var newAnchor = anchor
+        if let limit, limit > 0, changes.count > limit {
+            let last = changes[limit - 1]
+            let batchSize = changes.filter { $0.batch == last.batch }.map(\.position).max().map { $0 + 1 } ?? 0
+            changes = Array(changes.prefix(limit))
+            newAnchor = last.position + 1 >= batchSize ? last.batch : PageAnchor(batch: last.batch - 1, delivered: last.position + 1).value
+        }
+        var workouts: [Workout] = [], samples: [HealthSample] = [], deleted: [DeletedObject] = []
+        for entry in changes {
+            switch entry.change {
+            case .workout(let workout): workouts.append(workout)
+            case .sample(let sample): samples.append(sample)
+            case .deleted(let object): deleted.append(object)
+            }
+        }
+        return (workouts, samples, deleted, newAnchor)
+    }
+
+    /// One change an anchored query reports.
+    enum Change { case workout(Workout), sample(HealthSample), deleted(DeletedObject) }
+
+    /// An anchored query's anchor: a save's anchor (everything up to it delivered), or, after a
+    /// page that ended inside a save, the anchor before it and how many of that save's changes of
+    /// the type were delivered (marked by the top bit, so plain anchors keep their meaning).
+    public struct PageAnchor: Hashable, Sendable {
+        public var batch: Int64
+        public var delivered: Int
+
+        static let partial: Int64 = 1 << 62
+
+        init(batch: Int64, delivered: Int) {
+            self.batch = batch
+            self.delivered = delivered
+        }
+
+        init(_ value: Int64) {
+            if value & Self.partial != 0 {
+                batch = (value & ~Self.partial) >> 20
+                delivered = Int(value & 0xF_FFFF)
+            } else {
+                batch = value
+                delivered = 0
+            }
+        }
+
+        var value: Int64 { delivered == 0 ? batch : Self.partial | (batch << 20) | Int64(delivered) }
     }
 
     /// True if `uuid` was deleted here (or blocked as deleted before it arrived).
