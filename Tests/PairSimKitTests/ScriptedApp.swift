@@ -13,13 +13,17 @@ final class ScriptedApp: PairSimApp {
     let log: Log
     let onLaunch: (ScriptedApp, LaunchOptions) -> Void
     let onUpdate: (ScriptedApp, HKSampleType, @escaping HKObserverQueryCompletionHandler) -> Void
+    /// What a user action does; nil: "fail" throws, anything else answers "done VERB".
+    let onPerform: ((ScriptedApp, UserAction) async throws -> String)?
     let store = HKHealthStore()
 
     init(log: Log, onLaunch: @escaping (ScriptedApp, LaunchOptions) -> Void = { _, _ in },
-         onUpdate: @escaping (ScriptedApp, HKSampleType, @escaping HKObserverQueryCompletionHandler) -> Void = { _, _, done in done() }) {
+         onUpdate: @escaping (ScriptedApp, HKSampleType, @escaping HKObserverQueryCompletionHandler) -> Void = { _, _, done in done() },
+         perform: ((ScriptedApp, UserAction) async throws -> String)? = nil) {
         self.log = log
         self.onLaunch = onLaunch
         self.onUpdate = onUpdate
+        self.onPerform = perform
     }
 
     func didFinishLaunching(_ options: LaunchOptions) { onLaunch(self, options) }
@@ -35,6 +39,7 @@ final class ScriptedApp: PairSimApp {
     }
 
     func perform(_ action: UserAction) async throws -> String {
+        if let onPerform { return try await onPerform(self, action) }
         if action.verb == "fail" { throw AppError("the app refused: \(action.arguments.joined(separator: " "))") }
         return "done \(action.verb)"
     }

@@ -170,12 +170,13 @@ public final class HKStatisticsCollectionQuery: HKQuery, @unchecked Sendable {
     }
 
     func run(on store: HKHealthStore) {
-        compute(on: store) { [weak self] collection, error in
-            guard let self else { return }
+        // The store keeps a running query alive, as HealthKit's does: until its first results,
+        // and with an update handler until `stop` (the observer below holds it).
+        compute(on: store) { collection, error in
             self.initialResultsHandler?(self, collection, error)
             guard self.statisticsUpdateHandler != nil, !self.stopped, let type = self.objectType as? HKSampleType else { return }
-            let observer = HKObserverQuery(sampleType: type, predicate: nil) { [weak self, weak store] _, completion, _ in
-                guard let self, let store, !self.stopped, let update = self.statisticsUpdateHandler else { return completion() }
+            let observer = HKObserverQuery(sampleType: type, predicate: nil) { [weak store] _, completion, _ in
+                guard let store, !self.stopped, let update = self.statisticsUpdateHandler else { return completion() }
                 self.compute(on: store) { collection, error in
                     update(self, nil, collection, error)
                     completion()

@@ -165,6 +165,10 @@ public struct HKQuantity: Hashable, Sendable, CustomStringConvertible {
     public func doubleValue(for unit: HKUnit) -> Double {
         precondition(self.unit.dimension == unit.dimension,
                      "HKQuantity.doubleValue(for: \(unit)): \(self.unit) and \(unit) measure different things")
+        // Same scale (the same unit however spelled): the value as stored, so 62 count/min reads
+        // back as 62 and not 61.99999999999999; otherwise the ratio first, then the offsets.
+        if self.unit.scale == unit.scale && self.unit.offset == unit.offset { return value }
+        if self.unit.offset == 0 && unit.offset == 0 { return value * (self.unit.scale / unit.scale) }
         let base = value * self.unit.scale + self.unit.offset
         return (base - unit.offset) / unit.scale
     }

@@ -44,7 +44,16 @@ package struct PhoneNode: NodeModel {
         let id = platform.userAction(command)
         var actions: [NodeAction] = []
         settle(&actions, now: now)
-        guard let reply = platform.takeReply(id) else {
+        // What completes later in this same instant (a completion HealthKit calls after the call
+        // returned, Task.yield, a zero sleep) is part of the answer; only emulated time passing is not.
+        var reply = platform.takeReply(id)
+        var rounds = 0
+        while reply == nil, rounds < 10_000, let next = platform.nextDeadline, next <= now {
+            actions += advance(to: now)
+            reply = platform.takeReply(id)
+            rounds += 1
+        }
+        guard let reply else {
             if let crash = actions.events.first(where: { $0.name == EventName.appCrashed.rawValue }) {
                 return CommandResult(ok: false, reply: "\(command.verb): the app crashed doing it (\(crash["signal"]?.stringValue ?? "a trap")); its process ended",
                                      actions: actions)
