@@ -2,6 +2,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include "app_clock.h"
@@ -9,6 +12,12 @@
 static __thread int active = 0;
 static __thread int64_t emulated_ms = 0;
 
+typedef size_t (*fwrite_fn)(const void *, size_t, size_t, FILE *);
+typedef int (*fputs_fn)(const char *, FILE *);
+typedef int (*puts_fn)(const char *);
+static fwrite_fn real_fwrite = 0;
+static fputs_fn real_fputs = 0;
+static puts_fn real_puts = 0;
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 typedef int (*gettimeofday_fn)(struct timeval *, void *);
 typedef time_t (*time_fn)(time_t *);
@@ -21,6 +30,9 @@ static void resolve(void) {
     real_clock_gettime = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
     real_gettimeofday = (gettimeofday_fn)dlsym(RTLD_NEXT, "gettimeofday");
     real_time = (time_fn)dlsym(RTLD_NEXT, "time");
+    real_fwrite = (fwrite_fn)dlsym(RTLD_NEXT, "fwrite");
+    real_fputs = (fputs_fn)dlsym(RTLD_NEXT, "fputs");
+    real_puts = (puts_fn)dlsym(RTLD_NEXT, "puts");
 }
 
 void pairsim_app_time_begin(int64_t milliseconds) {
@@ -71,6 +83,78 @@ time_t time(time_t *out) {
     }
     pthread_once(&once, resolve);
     return real_time(out);
+}
+
+// What app code writes to stdout and stderr during a delivery, in the order written: records of
+// one byte for the stream (1 or 2), four for the length (host order), then the bytes.
+#define OUTPUT_LIMIT (1u << 20)
+static __thread char *output = 0;
+static __thread size_t output_count = 0;
+static __thread size_t output_capacity = 0;
+
+// 1 or 2 if `stream` is captured now, 0 if it goes out as usual.
+static int captured(FILE *stream) {
+    if (!active) return 0;
+    if (stream == stdout) return 1;
+    if (stream == stderr) return 2;
+    return 0;
+}
+
+static void keep(int stream, const char *bytes, size_t count) {
+    size_t header = 5;
+    if (output_count + header >= OUTPUT_LIMIT) return; // an app printing without end loses the excess, never the node's memory
+    size_t room = OUTPUT_LIMIT - output_count - header;
+    if (count > room) count = room;
+    if (count == 0) return;
+    if (output_count + header + count > output_capacity) {
+        size_t capacity = output_capacity ? output_capacity : 256;
+        while (capacity < output_count + header + count) capacity *= 2;
+        char *grown = realloc(output, capacity);
+        if (!grown) return;
+        output = grown;
+        output_capacity = capacity;
+    }
+    uint32_t length = (uint32_t)count;
+    output[output_count] = (char)stream;
+    memcpy(output + output_count + 1, &length, 4);
+    memcpy(output + output_count + header, bytes, count);
+    output_count += header + count;
+}
+
+const char *pairsim_app_output_take(uint64_t *count) {
+    *count = output_count;
+    output_count = 0;
+    return output;
+}
+
+size_t fwrite(const void *bytes, size_t size, size_t items, FILE *stream) {
+    int index = captured(stream);
+    if (index) {
+        keep(index, bytes, size * items);
+        return items;
+    }
+    pthread_once(&once, resolve);
+    return real_fwrite(bytes, size, items, stream);
+}
+
+int fputs(const char *text, FILE *stream) {
+    int index = captured(stream);
+    if (index) {
+        keep(index, text, strlen(text));
+        return 1;
+    }
+    pthread_once(&once, resolve);
+    return real_fputs(text, stream);
+}
+
+int puts(const char *text) {
+    if (active) {
+        keep(1, text, strlen(text));
+        keep(1, "\n", 1);
+        return 1;
+    }
+    pthread_once(&once, resolve);
+    return real_puts(text);
 }
 
 // PairSim's executors (PairSimKit's AppExecutors) go in before `main`, so they are in place

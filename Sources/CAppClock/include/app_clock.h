@@ -16,4 +16,13 @@ void pairsim_app_time_end(void);
 /// 1 while this thread reads emulated time.
 int pairsim_app_time_active(void);
 
+/// While app code runs on this thread, what it writes to standard output or standard error
+/// through stdio (Swift's `print`, `debugPrint` and `dump`, `fputs`, `puts`, `fwrite`) is kept
+/// here instead of reaching the node's own output; the app runtime takes it after each delivery
+/// and logs it as the app's lines, in emulated time. Returns what was kept since the last take, in
+/// the order written, as records — one byte for the stream (1 stdout, 2 stderr), a 4-byte length
+/// in host order, the bytes — and their total size in `*count` (valid until the next write on this
+/// thread); the buffer is emptied. At most 1 MiB is kept per take; the rest is dropped.
+const char *pairsim_app_output_take(uint64_t *count);
+
 #endif

@@ -43,6 +43,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case appState = "app.state"
     case appMisbehaved = "app.misbehaved"
     case appCrashed = "app.crashed"
+    case appPrint = "app.print"
     case deviceLocked = "device.locked"
     case deviceUnlocked = "device.unlocked"
     case deviceRebooted = "device.rebooted"
