@@ -114,6 +114,13 @@ let package = Package(
         .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport"]),
         .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport", "CExportScan"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimHealthExport", "ZeroMQ"]),
+        // The source-compatibility suite (R: A13): files written as Apple's documentation writes
+        // them, only the import changed, in both language modes; `pairsim-compat` plays them
+        // (Tests/Compatibility/Scenarios, checked by EndToEndTests).
+        .target(name: "CompatSwift5", dependencies: ["PairSimKit"], path: "Tests/Compatibility/Swift5",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "CompatSwift6", dependencies: ["PairSimKit"], path: "Tests/Compatibility/Swift6"),
+        .executableTarget(name: "pairsim-compat", dependencies: ["CompatSwift5", "CompatSwift6", "PairSimNode"], path: "Tests/Compatibility/Node"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 #include "app_clock.h"
 
 static __thread int active = 0;
@@ -121,6 +122,8 @@ static void keep(int stream, const char *bytes, size_t count) {
     output_count += header + count;
 }
 
+int pairsim_app_output_pending(void) { return output_count != 0; }
+
 const char *pairsim_app_output_take(uint64_t *count) {
     *count = output_count;
     output_count = 0;
@@ -162,4 +165,20 @@ int puts(const char *text) {
 // task before its first line runs). Defined in Swift with @_cdecl.
 extern void pairsim_install_executors(void);
 
-__attribute__((constructor)) static void install_executors(void) { pairsim_install_executors(); }
+// Swift seeds its hashing per process, so a Dictionary or Set of the app's iterates in a different
+// order in every process — and a simulation's log would differ from one run to the next. Swift
+// reads SWIFT_DETERMINISTIC_HASHING in its own startup, before this constructor runs; so when it is
+// not set, the process sets it and starts again as itself, once (glibc hands constructors argv).
+// PAIRSIM_RANDOM_HASHING=1 keeps Swift's per-process seed.
+static void deterministic_hashing(int argc, char **argv) {
+    if (getenv("SWIFT_DETERMINISTIC_HASHING") || getenv("PAIRSIM_RANDOM_HASHING") || argc < 1 || !argv) return;
+    setenv("SWIFT_DETERMINISTIC_HASHING", "1", 1);
+    execv("/proc/self/exe", argv);
+    // exec failed: go on with Swift's per-process seed (the variable stays set for children).
+}
+
+__attribute__((constructor)) static void start(int argc, char **argv, char **envp) {
+    (void)envp;
+    deterministic_hashing(argc, argv);
+    pairsim_install_executors();
+}

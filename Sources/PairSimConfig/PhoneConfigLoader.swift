@@ -47,7 +47,7 @@ enum PhoneConfigLoader {
     }
 
     static func backgroundDelivery(_ reader: YAMLReader) throws(ConfigError) -> BackgroundDeliveryConfig {
-        let typeKeys = ObjectType.observed.flatMap { [$0.name, $0.shortName] }
+        let typeKeys = ObjectType.all.flatMap { [$0.name, $0.shortName] }
         let fields = try reader.mapping(allowed: typeKeys + ["retryInitial", "maxMisses"])
         var config = BackgroundDeliveryConfig()
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {

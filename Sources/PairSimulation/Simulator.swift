@@ -60,6 +60,7 @@ public struct Simulator {
     /// `nemesis`; set it for the fault-free twin) adds `Nemesis.settle` of quiet time at the end.
     public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil,
                 settled: Bool = false) {
+        AppRuntime.clearUserDefaults()
         self.scenario = scenario
         var topology = scenario.topology
         if let seed { topology.seed = seed }

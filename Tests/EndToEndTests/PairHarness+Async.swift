@@ -22,8 +22,8 @@ extension PairHarness {
     }
 
     @discardableResult
-    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil) async throws -> ChildProcess {
-        let process: ChildProcess = try startNode(node, epoch: epoch, stdin: stdin, waiting: false)
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, executable: String? = nil, app: String? = nil) async throws -> ChildProcess {
+        let process: ChildProcess = try startNode(node, epoch: epoch, stdin: stdin, waiting: false, executable: executable, app: app)
         try await waitUntilAnswering(node)
         return process
     }

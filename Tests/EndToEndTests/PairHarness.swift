@@ -70,11 +70,12 @@ final class PairHarness: @unchecked Sendable {
 
     /// Starts one node directly (no launcher) with a shared epoch; `waiting`: until it answers.
     @discardableResult
-    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, waiting: Bool = true) throws -> ChildProcess {
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, waiting: Bool = true, executable: String? = nil, app: String? = nil) throws -> ChildProcess {
         var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: epoch)
         launch.color = false
         launch.readStdin = stdin != nil
-        let process = try ChildProcess(name: "\(node)-node", executable: NodeLaunch.executable(node, binDirectory: Self.binDirectory),
+        launch.app = app
+        let process = try ChildProcess(name: "\(node)-node", executable: executable.map { Self.binDirectory + "/" + $0 } ?? NodeLaunch.executable(node, binDirectory: Self.binDirectory),
                                        arguments: launch.arguments, output: .file(directory + "/\(node).out"), stdin: stdin)
         processes[node.rawValue] = process
         if waiting { try waitUntilAnswering(node) }

@@ -24,5 +24,7 @@ int pairsim_app_time_active(void);
 /// in host order, the bytes — and their total size in `*count` (valid until the next write on this
 /// thread); the buffer is emptied. At most 1 MiB is kept per take; the rest is dropped.
 const char *pairsim_app_output_take(uint64_t *count);
+/// Nonzero when this thread has output not yet taken.
+int pairsim_app_output_pending(void);
 
 #endif

@@ -113,7 +113,9 @@ public enum ObjectType: Hashable, Sendable, Comparable, CustomStringConvertible 
     case sample(SampleType)
     case workout
 
-    /// The 8 types the phone app observes (seed 000/001).
+    /// The 8 types the seeds' phone app observes (seed 000/001). HealthKit's observer queries and
+    /// background delivery work for every type (`all`); this list only decides which hidden changes
+    /// PairSim names (`hk.hidden`) for an app that has no observer of the type.
     public static let observed: [ObjectType] = [
         .sample(.heartRateVariabilitySDNN), .sample(.restingHeartRate), .sample(.sleepAnalysis),
         .sample(.stepCount), .sample(.bodyMass), .sample(.bodyFatPercentage), .sample(.bodyMassIndex), .workout,

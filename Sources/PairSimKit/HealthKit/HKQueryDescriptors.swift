@@ -218,13 +218,25 @@ public struct HKStatisticsCollectionQueryDescriptor: @unchecked Sendable {
         public struct Iterator: AsyncIteratorProtocol {
             let descriptor: HKStatisticsCollectionQueryDescriptor
             let store: HKHealthStore
-            var started = false
+            var last: HKStatisticsCollection?
             let changes = AppChangeSignal()
 
+            /// The first collection (`updatedStatistics` nil), then, at each change of the type
+            /// that alters it, the new collection with the intervals that changed.
             public mutating func next() async throws -> Result? {
-                if started { try await changes.wait(for: descriptor.predicate.sampleType, on: store) }
-                started = true
-                return Result(statisticsCollection: try await descriptor.result(for: store), updatedStatistics: nil)
+                guard let previous = last else {
+                    let first = try await descriptor.result(for: store)
+                    last = first
+                    return Result(statisticsCollection: first, updatedStatistics: nil)
+                }
+                while true {
+                    try await changes.wait(for: descriptor.predicate.sampleType, on: store)
+                    let collection = try await descriptor.result(for: store)
+                    let changed = collection.changed(since: previous)
+                    if changed.isEmpty { continue }
+                    last = collection
+                    return Result(statisticsCollection: collection, updatedStatistics: changed)
+                }
             }
         }
     }

@@ -113,10 +113,22 @@ public final class HKStatisticsCollection: @unchecked Sendable {
     }
 
     public func sources() -> Set<HKSource> { Set(intervals.flatMap { $0.sources ?? [] }) }
+
+    /// The intervals whose values differ from `previous`'s for the same interval (new ones included).
+    func changed(since previous: HKStatisticsCollection?) -> [HKStatistics] {
+        let before = Dictionary((previous?.intervals ?? []).map { ($0.startDate, $0) }, uniquingKeysWith: { first, _ in first })
+        return statistics().filter { statistics in !(before[statistics.startDate].map(statistics.sameValues) ?? false) }
+    }
 }
 
 extension HKStatistics {
     var hasData: Bool { sum != nil || average != nil || minimum != nil || maximum != nil || mostRecent != nil }
+
+    /// The same figures as `other` (sources included).
+    func sameValues(_ other: HKStatistics) -> Bool {
+        sum == other.sum && average == other.average && minimum == other.minimum && maximum == other.maximum
+            && mostRecent?.value == other.mostRecent?.value && mostRecent?.interval == other.mostRecent?.interval && bySource == other.bySource
+    }
 }
 
 /// Statistics over the samples a predicate selects (`HKStatisticsQuery`).
@@ -175,10 +187,14 @@ public final class HKStatisticsCollectionQuery: HKQuery, @unchecked Sendable {
         compute(on: store) { collection, error in
             self.initialResultsHandler?(self, collection, error)
             guard self.statisticsUpdateHandler != nil, !self.stopped, let type = self.objectType as? HKSampleType else { return }
+            var last = collection
             let observer = HKObserverQuery(sampleType: type, predicate: nil) { [weak store] _, completion, _ in
                 guard let store, !self.stopped, let update = self.statisticsUpdateHandler else { return completion() }
                 self.compute(on: store) { collection, error in
-                    update(self, nil, collection, error)
+                    // The interval the change touched (the latest of them), as HealthKit passes it.
+                    let changed = collection?.changed(since: last) ?? []
+                    if let collection { last = collection }
+                    if error != nil || !changed.isEmpty { update(self, changed.last, collection, error) }
                     completion()
                 }
             }

@@ -98,7 +98,7 @@ package final class AppRuntime: @unchecked Sendable {
         while let end = rest.firstIndex(of: 0x0A) ?? (rest.count > 16_384 ? rest.startIndex + 16_384 : (flush && !rest.isEmpty ? rest.endIndex : nil)) {
             var fields: JSONObject = ["text": .string(String(decoding: rest[..<end], as: UTF8.self))]
             if stream == 2 { fields.append("stream", "stderr") }
-            send(.log(name: EventName.appPrint.rawValue, level: stream == 2 ? .warning : .info, fields: fields))
+            enqueue(.log(name: EventName.appPrint.rawValue, level: stream == 2 ? .warning : .info, fields: fields))
             rest = rest[(end < rest.endIndex && rest[end] == 0x0A ? end + 1 : end)...]
         }
         pending = Array(rest)
@@ -137,6 +137,12 @@ package final class AppRuntime: @unchecked Sendable {
 
     /// Queues a request (a completion handler may call it from anywhere: it takes the lock).
     func send(_ request: AppRequest) {
+        // What the app printed before this call comes before it in the log.
+        if pairsim_app_output_pending() != 0, pairsim_current_runtime() == Unmanaged.passUnretained(self).toOpaque() { collectOutput() }
+        enqueue(request)
+    }
+
+    private func enqueue(_ request: AppRequest) {
         lock.lock()
         outbox.append(request)
         lock.unlock()
@@ -144,10 +150,38 @@ package final class AppRuntime: @unchecked Sendable {
 
     /// Reports a broken rule once per kind (R: A6).
     func report(_ kind: String, _ detail: String) {
+        if pairsim_app_output_pending() != 0, pairsim_current_runtime() == Unmanaged.passUnretained(self).toOpaque() { collectOutput() }
         lock.lock()
         let first = reported.insert(kind + detail).inserted
         if first { outbox.append(.misbehaved(kind: kind, detail: detail)) }
         lock.unlock()
+    }
+
+    // MARK: Foundation's UserDefaults
+
+    /// Whether `UserDefaults.standard` is written to disk after each delivery (a real node).
+    private static let synchronizesUserDefaults = Atomic<Bool>(false)
+
+    /// A real node: Foundation's `UserDefaults.standard` (which Linux keeps per process name in
+    /// `$XDG_CONFIG_HOME`, `~/.config` by default, shared by every run) lives in `directory`
+    /// instead, one per node, and is written there after every delivery that changed it, so it
+    /// survives the app's relaunch, the node's restart and kill -9, as on a device. Call before
+    /// anything reads `UserDefaults`. Measured: a `synchronize()` with nothing changed costs
+    /// 0.1-0.6 µs; one after a change ~270 µs (it writes the file).
+    package static func keepUserDefaults(in directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        setenv("XDG_CONFIG_HOME", directory, 1)
+        synchronizesUserDefaults.store(true, ordering: .relaxed)
+    }
+
+    /// A simulation: `UserDefaults.standard` starts empty (nothing from an earlier run or seed);
+    /// it stays in memory. Checked first (~15 µs): clearing costs ~0.5 ms.
+    package static func clearUserDefaults() {
+        let defaults = UserDefaults.standard
+        let domain = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        if let values = defaults.persistentDomain(forName: domain), !values.isEmpty {
+            defaults.removePersistentDomain(forName: domain)
+        }
     }
 
     // MARK: Delivering calls
@@ -165,6 +199,7 @@ package final class AppRuntime: @unchecked Sendable {
             if trapped == 0 { trapped = Self.guarded { [self] in executor.drain() } }
             if trapped != 0 { crashed(signal: trapped, during: call.kind) }
         }
+        if Self.synchronizesUserDefaults.load(ordering: .relaxed) { UserDefaults.standard.synchronize() }
         lock.lock()
         defer { outbox = []; lock.unlock() }
         return outbox

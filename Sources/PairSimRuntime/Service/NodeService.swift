@@ -63,11 +63,15 @@ public struct NodeService: Service {
         try loop.run()
     }
 
-    /// Removes a node's state database, turn journal and event log.
+    /// Removes a node's state database, turn journal, event log and the app's `UserDefaults`.
     static func wipe(_ data: String) throws {
         for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "turns.journal", "events.jsonl"] {
             let path = data + "/" + name
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        }
+        let defaults = data + "/defaults"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: defaults)) ?? [] {
+            try FileManager.default.removeItem(atPath: defaults + "/" + name)
         }
     }
 
@@ -94,6 +98,9 @@ public enum NodeRunner {
     /// SIGTERM or `shutdown`; the `ServiceGroup` that turns signals into a graceful stop runs on the
     /// platform's executors beside it.
     public static func run(_ options: NodeOptions) throws {
+        // Foundation's UserDefaults.standard of the app: per node, in its data directory (read at
+        // the app's first use, after the loop holds the directory's lock and `--fresh` emptied it).
+        try AppRuntime.keepUserDefaults(in: options.endpoints.data + "/defaults")
         var logger = Logger(label: "pairsim.\(options.node)")
         logger.logLevel = .warning
         let mailbox = Mailbox()

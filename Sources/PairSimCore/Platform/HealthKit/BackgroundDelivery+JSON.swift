@@ -2,7 +2,7 @@ extension BackgroundDelivery {
     /// Per-type state for persistence.
     public var json: JSON {
         var object = JSONObject()
-        for type in ObjectType.observed {
+        for type in ObjectType.all {
             guard let state = types[type] else { continue }
             object.append(type.name, .object([
                 "frequency": .string(state.frequency.rawValue), "enabled": .bool(state.enabled), "stopped": .bool(state.stopped), "pending": .bool(state.pending || state.awaitingCompletion),
@@ -16,7 +16,7 @@ extension BackgroundDelivery {
 
     /// Restores from `json`; a wake awaiting completion when the node stopped is delivered again.
     public mutating func restore(json: JSON) {
-        for type in ObjectType.observed {
+        for type in ObjectType.all {
             guard let entry = json[type.name],
                   let frequency = entry["frequency"]?.stringValue.flatMap(DeliveryFrequency.init(rawValue:)) else { continue }
             var state = TypeState(frequency: frequency)

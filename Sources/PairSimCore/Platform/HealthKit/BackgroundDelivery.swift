@@ -130,6 +130,6 @@ public struct BackgroundDelivery: Hashable, Sendable {
     }
 
     /// Types whose delivered wake still awaits a completion.
-    public var awaiting: [ObjectType] { ObjectType.observed.filter { types[$0]?.awaitingCompletion == true } }
+    public var awaiting: [ObjectType] { ObjectType.all.filter { types[$0]?.awaitingCompletion == true } }
 
 }

@@ -78,7 +78,7 @@ extension PhonePlatform {
 
     /// HealthKit tells the app nothing of these changes; PairSim says so, for the developer.
     func hiddenChanges(_ types: [ObjectType], now: EmulatedInstant) -> [NodeAction] {
-        types.filter { ObjectType.observed.contains($0) }.map { type in
+        types.filter { type in ObjectType.observed.contains(type) || observerQueries.contains { $0.type == type } }.map { type in
             event(.hkHidden, now, ["type": .string(type.name),
                                    "reason": "read not authorized: another source's data and its change are invisible to the app"])
         }

@@ -187,7 +187,7 @@ extension PhonePlatform {
     /// that was running is launched again (in the same place); a suspended one is gone.
     mutating func resumeAfterRestart(now: EmulatedInstant) -> [NodeAction] {
         if let at = exporter.nextExportAt { exportToken = timers.schedule(.export, at: max(at, now)) }
-        for type in ObjectType.observed {
+        for type in ObjectType.all {
             if let at = delivery.state(type)?.wakeAt { timers.schedule(.wake(type), at: max(at, now)) }
         }
         switch app {

@@ -5,7 +5,7 @@ extension PhonePlatform {
     /// type's frequency.
     mutating func healthDataChanged(_ types: [ObjectType], now: EmulatedInstant) -> [NodeAction] {
         var actions: [NodeAction] = []
-        for type in types where ObjectType.observed.contains(type) {
+        for type in types {
             if app.isRunning {
                 for query in observerQueries where query.type == type { actions += observerFired(query, trigger: .change, now: now) }
                 continue

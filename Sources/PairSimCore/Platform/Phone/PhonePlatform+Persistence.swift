@@ -29,7 +29,7 @@ extension PhonePlatform {
         if keys.contains(.saveFailures) { values["phone.saveFailures"] = .int(Int64(saveFailures)) }
         if keys.contains(.missCompletions) {
             var missesJSON = JSONObject()
-            for type in ObjectType.observed where missCompletions[type] != nil { missesJSON.append(type.name, .int(Int64(missCompletions[type]!))) }
+            for type in ObjectType.all where missCompletions[type] != nil { missesJSON.append(type.name, .int(Int64(missCompletions[type]!))) }
             values["phone.missCompletions"] = .object(missesJSON)
         }
         if keys.contains(.deferred) { values["phone.deferred"] = .array(deferredUntilUnlock.map { .string($0.name) }) }

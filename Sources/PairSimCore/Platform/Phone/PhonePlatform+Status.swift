@@ -27,7 +27,7 @@ extension PhonePlatform {
         lines.append("observer queries: \(observerQueries.isEmpty ? "none" : observerQueries.map(\.type.shortName).joined(separator: ", "))"
             + (denied.isEmpty ? "" : "; read denied: \(denied.sorted().map(\.shortName).joined(separator: ", "))"))
         var delivered: [String] = []
-        for type in ObjectType.observed {
+        for type in ObjectType.all {
             guard let state = delivery.state(type) else { continue }
             var text = "\(type.shortName) \(state.frequency.rawValue)"
             if !state.enabled { text += " off" }

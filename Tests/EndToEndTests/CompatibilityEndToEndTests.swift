@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import Testing
+
+/// The source-compatibility suite (Tests/Compatibility): files written as Apple's documentation
+/// writes them, only the import changed, compiled into `pairsim-compat` with PairSim's wrappers.
+@Suite("End to end: Apple-style app code, only the import changed")
+struct CompatibilityEndToEndTests {
+    static let directory = FileManager.default.currentDirectoryPath + "/Tests/Compatibility/Scenarios"
+
+    static var scenarios: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".yaml") }.sorted()
+    }
+
+    @Test("each file's scenario passes in the simulator, and the same seed logs the same bytes in two processes",
+          arguments: scenarios)  // R: A13, A14
+    func scenario(_ name: String) async throws {
+        let program = PairHarness.binDirectory + "/pairsim-compat"
+        let first = try await PairHarness.runProgram(program, ["simulate", Self.directory + "/" + name, "--seed", "11", "--events"])
+        #expect(first.status == 0, "\(first.output.suffix(3_000))")
+        #expect(first.output.contains("app.print"), "the app's code ran and printed")
+        let second = try await PairHarness.runProgram(program, ["simulate", Self.directory + "/" + name, "--seed", "11", "--events"])
+        #expect(second.output == first.output, "a second process with the same seed differs")
+    }
+
+    @Test("the suite has every file it names: nine, in both language modes")  // R: A13
+    func allThere() {
+        #expect(Self.scenarios.count == 9)
+    }
+
+    /// Foundation's `UserDefaults.standard` on a real node lives in the node's data directory and
+    /// is written after each delivery, so it survives kill -9, as an app's defaults survive a crash.
+    @Test("UserDefaults.standard of a real node's app survives kill -9 (AnchoredSyncStore's archived anchor)", .timeLimit(.minutes(5)))  // R: A13
+    func userDefaultsSurviveKill() async throws {
+        let pair = try PairHarness("e2e-compat-defaults")
+        defer { pair.stopAll() }
+        let epoch = PairHarness.now()
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch, executable: "pairsim-compat", app: "compat-anchored-sync")
+        func printed(_ text: String) -> (Event) -> Bool { { $0.name == "app.print" && $0["text"]?.stringValue == text } }
+        try pair.must(.phone, "foreground")
+        try await pair.waitFor(.phone, "the first sync", printed("synced: +0 -0, 0 kept"))
+        try pair.must(.watch, "write-sample hr 70")
+        try await pair.waitFor(.phone, "the sample's update", printed("synced: +1 -0, 1 kept"))
+        await pair.stop("phone", signal: SIGKILL)
+        try await pair.startNode(.phone, epoch: epoch, executable: "pairsim-compat", app: "compat-anchored-sync")
+        // The relaunched app's query starts at the archived anchor: nothing new since.
+        try await pair.waitFor(.phone, count: 2, "the sync after the restart", printed("synced: +0 -0, 0 kept"))
+        #expect(!pair.events(.phone).contains(where: printed("synced: +1 -0, 2 kept")))
+        #expect(FileManager.default.fileExists(atPath: pair.topology.nodes[.phone]!.data + "/defaults"))
+    }
+}
