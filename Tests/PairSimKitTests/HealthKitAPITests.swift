@@ -168,6 +168,36 @@ struct HealthKitAPITests {
         #expect(HKSource.default().bundleIdentifier == "com.pairsim.app")
     }
 
+    @Test("observer queries honour their predicate; one query for several types hears which changed")  // R: A13
+    func observerPredicates() {
+        let log = ScriptedApp.Log()
+        var phone = Phone({ ScriptedApp(log: log, onLaunch: { app, _ in
+            let high = HKQuery.predicateForQuantitySamples(with: .greaterThanOrEqualTo, quantity: HKQuantity(unit: HKUnit(from: "count/min"), doubleValue: 100))
+            app.store.execute(HKObserverQuery(sampleType: Self.hr, predicate: high) { _, done, _ in
+                log.lines.append("high")
+                done()
+            })
+            let descriptors = [HKQueryDescriptor(sampleType: Self.hr, predicate: nil), HKQueryDescriptor(sampleType: Self.steps, predicate: nil)]
+            app.store.execute(HKObserverQuery(queryDescriptors: descriptors) { _, types, done, _ in
+                log.lines.append("types " + (types ?? []).map(\.identifier).sorted().joined(separator: ","))
+                done()
+            })
+        }) })
+        #expect(phone.command("foreground").ok)
+        let started = log.lines
+        #expect(started.sorted() == ["high", "types HKQuantityTypeIdentifierHeartRate", "types HKQuantityTypeIdentifierStepCount"], "each starts once")
+        log.lines = []
+        phone.advance(.minutes(1)); phone.arrive(.heartRate, 70)
+        #expect(log.lines == ["types HKQuantityTypeIdentifierHeartRate"], "70 bpm is not for the ≥ 100 observer")
+        log.lines = []
+        phone.advance(.minutes(1)); phone.arrive(.heartRate, 120)
+        #expect(log.lines.sorted() == ["high", "types HKQuantityTypeIdentifierHeartRate"])
+        log.lines = []
+        phone.advance(.minutes(1)); phone.arrive(.stepCount, 500)
+        #expect(log.lines == ["types HKQuantityTypeIdentifierStepCount"])
+        #expect(phone.named("bgdelivery.missed").isEmpty && phone.named("observer.completion.skipped").isEmpty)
+    }
+
     @Test("saving a type PairSim does not store fails with errorInvalidArgument and is reported")  // R: A13
     func unmodelledSave() {
         var phone = Phone({ ScriptedApp(log: ScriptedApp.Log(), perform: { app, _ in

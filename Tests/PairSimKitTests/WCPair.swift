@@ -17,6 +17,13 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
         WCSession.default.activate()
     }
 
+    /// An error as app code reads it: a `WCError`'s code with its number, or Foundation's domain and code.
+    static func name(_ error: Error) -> String {
+        if let error = error as? WCError { return "WCError.\(error.code) \(error.code.rawValue)" }
+        let error = error as NSError
+        return "\(error.domain) \(error.code)"
+    }
+
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
         log.lines.append("activated reachable=\(session.isReachable)")
     }
@@ -27,12 +34,19 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
     }
     func session(_ session: WCSession, didReceiveMessage message: [String: Any]) { log.lines.append("message \(message["n"] ?? "?")") }
     func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) { log.lines.append("userInfo \(userInfo["n"] ?? "?")") }
+    func session(_ session: WCSession, didReceiveMessageData messageData: Data, replyHandler: @escaping (Data) -> Void) {
+        log.lines.append("data \(String(decoding: messageData, as: UTF8.self)) pending=\(session.hasContentPending)")
+        if reply { replyHandler(Data(messageData.reversed())) }
+    }
+    func session(_ session: WCSession, didReceiveMessageData messageData: Data) {
+        log.lines.append("data \(String(decoding: messageData, as: UTF8.self)) no reply, pending=\(session.hasContentPending)")
+    }
     func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any]) {
         log.lines.append("context \(applicationContext["n"] ?? "?")")
     }
     func session(_ session: WCSession, didReceive file: WCSessionFile) { log.lines.append("file \(file.fileURL.lastPathComponent) \(file.size)") }
     func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {
-        log.lines.append("finished \(userInfoTransfer.userInfo["n"] ?? "?") error=\(error.map { "\($0)" } ?? "none")")
+        log.lines.append("finished \(userInfoTransfer.userInfo["n"] ?? "?") error=\(error.map(Self.name) ?? "none")")
     }
 
     func perform(_ action: UserAction) async throws -> String {
@@ -40,7 +54,11 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
         switch action.verb {
         case "send":
             session.sendMessage(["n": Int(action.arguments[0])!], replyHandler: { [log] reply in log.lines.append("reply \(reply["echo"] ?? reply["ok"] ?? "?")") },
-                                errorHandler: { [log] error in log.lines.append("error \(error)") })
+                                errorHandler: { [log] error in log.lines.append("error \(Self.name(error))") })
+            return "sent"
+        case "send-data":
+            session.sendMessageData(Data(action.arguments[0].utf8), replyHandler: { [log] reply in log.lines.append("data reply \(String(decoding: reply, as: UTF8.self))") },
+                                    errorHandler: { [log] error in log.lines.append("error \(Self.name(error))") })
             return "sent"
         case "transfer":
             session.transferUserInfo(["n": Int(action.arguments[0])!])
@@ -53,7 +71,7 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
             return "cancelling"
         case "send-big":
             session.sendMessage(["blob": String(repeating: "x", count: 70_000)], replyHandler: { _ in },
-                                errorHandler: { [log] error in log.lines.append("error \(error)") })
+                                errorHandler: { [log] error in log.lines.append("error \(Self.name(error))") })
             return "sent"
         default:
             throw AppError("unknown \(action.verb)")
@@ -83,7 +101,7 @@ struct WCPair {
         let log = self.log
         phone = PhoneNode(topology: topology, boot: "p1",
                           app: AppRegistration(name: "session", summary: "test",
-                                               actions: ["send", "transfer", "cancel", "send-big"].map { UserActionSpec($0, "", "") },
+                                               actions: ["send", "send-data", "transfer", "cancel", "send-big"].map { UserActionSpec($0, "", "") },
                                                make: { SessionApp(log: log) }))
         take(watch.start(now: now), from: .watch)
         take(phone.start(now: now), from: .phone)

@@ -61,11 +61,44 @@ struct WatchConnectivityTests {
     func phoneMessageDoesNotWake() {
         var pair = WCPair()
         #expect(pair.phone("send 1").ok)
-        #expect(pair.log.lines.last == "error WCError.notReachable", "the watch app is not running: refused at once")
+        #expect(pair.log.lines.last == "error WCError.notReachable 7007", "the watch app is not running: refused at once")
         pair.watch("foreground")
         pair.phone("send 2")
         #expect(pair.log.lines.last == "reply true", "the seeds' watch app answers {\"ok\":true}")
         #expect(pair.named("wc.delivered").contains { $0.node == .watch })
+    }
+
+    @Test("sendMessageData both ways: bytes in, bytes back; the seeds' watch app answers with the bytes it got")  // R: X1, A13
+    func messageData() {
+        var pair = WCPair()
+        pair.watch("foreground")
+        #expect(pair.phone("send-data héllo").ok)
+        #expect(pair.log.lines.last == "data reply héllo", "the watch echoes the bytes")
+        #expect(pair.watch("wc-send 'from the watch' --data").ok)
+        #expect(pair.log.lines.suffix(1) == ["data from the watch pending=false"])
+        #expect(pair.named("wc.replied").filter { $0.node == .watch }.count == 1, "the phone app's reply (the bytes reversed) reached the watch")
+        // Arrived while the app was not running: delivered at its launch, one after another.
+        pair.phone("background")
+        pair.advance(.seconds(10))
+        pair.phone("terminate")
+        pair.watch("wc-transfer '{\"n\":1}'")
+        pair.watch("wc-send 'wake up' --data --no-reply")
+        #expect(pair.log.lines.suffix(2) == ["userInfo 1", "data wake up no reply, pending=false"])
+        #expect(!pair.watch("wc-send 'x' --data --no-reply --bogus").ok)
+    }
+
+    @Test("a data reply crosses the wire as base64; a data field that is not base64 is refused naming it")  // R: X1, F
+    func dataOnTheWire() throws {
+        let body = WCBody.reply(id: "m1", payload: ["data": .string(Data([0, 255, 7]).base64EncodedString())], error: nil, isData: true)
+        #expect(JSONWriter.string(.object(body)) == #"{"id":"m1","data":"AP8H"}"#)
+        let decoded = try WCBody.reply(body)
+        #expect(decoded.payload.map(WCPayload.data) == Data([0, 255, 7]))
+        do {
+            _ = try WCBody.reply(["id": "m1", "data": "not base64!"])
+            Issue.record("accepted a data field that is not base64")
+        } catch {
+            #expect(error.path == "body.data" && error.reason == "not base64")
+        }
     }
 
     @Test("only the latest application context is delivered")  // R: X1
@@ -236,7 +269,7 @@ struct WatchConnectivityTests {
         pair.phone("transfer 2")
         let second = pair.phone.platform.wc.outgoing[1].id
         #expect(pair.phone("wc-cancel \(second)").ok)
-        #expect(pair.log.lines.last == "finished 2 error=WCError.transferCancelled")
+        #expect(pair.log.lines.last == "finished 2 error=NSCocoaErrorDomain 3072")
         pair.watch("in-range")
         pair.advance(.seconds(5))
         #expect(pair.log.lines.last == "finished 1 error=none")
@@ -252,7 +285,7 @@ struct WatchConnectivityTests {
         pair.phone("transfer 2")
         #expect(pair.named("wc.stalled").count == 1, "the head stalls")
         #expect(pair.phone("cancel 1").ok)
-        #expect(pair.log.lines.last == "finished 1 error=WCError.transferCancelled")
+        #expect(pair.log.lines.last == "finished 1 error=NSCocoaErrorDomain 3072")
         #expect(pair.named("wc.stalled").count == 2, "the next became the head and drew at once")
         pair.advance(.minutes(11))
         #expect(pair.log.lines.last == "finished 2 error=none")
@@ -270,10 +303,10 @@ struct WatchConnectivityTests {
         pair.phone("transfer 10")
         pair.phone("transfer 11")
         #expect(pair.phone("cancel 11").ok)
-        #expect(pair.log.lines.last == "finished 11 error=WCError.transferCancelled")
+        #expect(pair.log.lines.last == "finished 11 error=NSCocoaErrorDomain 3072")
         pair.watch("in-range")
         pair.advance(.seconds(5))
-        #expect(pair.log.lines.filter { $0.hasPrefix("finished") } == ["finished 11 error=WCError.transferCancelled", "finished 9 error=none", "finished 10 error=none"])
+        #expect(pair.log.lines.filter { $0.hasPrefix("finished") } == ["finished 11 error=NSCocoaErrorDomain 3072", "finished 9 error=none", "finished 10 error=none"])
     }
 
     @Test("a scheduled partition makes both sides unreachable for its window, and the app's too-large payload fails")  // R: X2, X1
@@ -288,7 +321,7 @@ struct WatchConnectivityTests {
         pair.advance(.minutes(1))
         #expect(pair.reachable == (true, true))
         #expect(pair.phone("send-big").ok)
-        #expect(pair.log.lines.last == "error WCError.payloadTooLarge")
+        #expect(pair.log.lines.last == "error WCError.payloadTooLarge 7009")
         #expect(pair.named("wc.refused").contains { $0["code"] == .string("payloadTooLarge") })
     }
 

@@ -38,21 +38,26 @@ extension HKHealthStore {
     public func stop(_ query: HKQuery) {
         let runtime = self.runtime
         query.stopped = true
-        guard let id = query.id, runtime.observerQueries.removeValue(forKey: id) != nil else { return }
-        runtime.send(.stopQuery(id))
+        let ids = (query as? HKObserverQuery).map { Array($0.watched.keys).sorted() } ?? query.id.map { [$0] } ?? []
+        for id in ids where runtime.observerQueries.removeValue(forKey: id) != nil { runtime.send(.stopQuery(id)) }
     }
 
     func unsupported(_ query: HKQuery) {
         runtime.report("unsupported", "HKHealthStore.execute: \(type(of: query)) is not a query PairSim runs")
     }
 
-    /// Registers an observer with the platform; `query` keeps its id for `stop`.
+    /// Registers an observer with the platform, once per descriptor (type); `query` keeps the ids
+    /// for `stop`. A type PairSim does not store never changes: it is not registered.
     func register(_ observer: HKObserverQuery, runtime: AppRuntime) {
-        guard let type = observer.objectType as? HKSampleType, type.core != nil else { return unsupported(observer) }
-        let id = runtime.id()
-        observer.id = id
-        runtime.observerQueries[id] = observer
-        runtime.send(.executeObserver(query: id, type: type.core!))
+        let modelled = observer.descriptors.filter { $0.sampleType.core != nil }
+        guard !modelled.isEmpty else { return unsupported(observer) }
+        for descriptor in modelled {
+            let id = runtime.id()
+            if observer.id == nil { observer.id = id }
+            observer.watched[id] = HKObserverQuery.Watch(descriptor: descriptor)
+            runtime.observerQueries[id] = observer
+            runtime.send(.executeObserver(query: id, type: descriptor.sampleType.core!))
+        }
     }
 
     /// Samples of `type` the predicate accepts, in the descriptors' order, at most `limit`

@@ -290,6 +290,10 @@ public final class HKQueryAnchor: NSObject, NSSecureCoding, @unchecked Sendable 
         super.init()
     }
 
+    /// An anchor after everything there is now (larger than any the store gives; below the
+    /// partial-page mark): a query from it reports only what comes later.
+    static let latest = HKQueryAnchor((1 << 62) - 1)
+
     public static var supportsSecureCoding: Bool { true }
 
     public func encode(with coder: NSCoder) { coder.encode(value, forKey: "HKQueryAnchorValue") }

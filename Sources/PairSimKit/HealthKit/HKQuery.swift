@@ -72,6 +72,40 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
         super.init(objectType: queryDescriptors.first?.sampleType, predicate: queryDescriptors.first?.predicate)
     }
 
+    /// One descriptor registered with the platform: what it watches and, for one with a
+    /// predicate, where it last looked.
+    struct Watch {
+        let descriptor: HKQueryDescriptor
+        var anchor: HKQueryAnchor?
+        var started = false
+    }
+
+    /// The platform registrations (ids) of this query.
+    var watched: [Int: Watch] = [:]
+
+    /// The platform says registration `id`'s type changed (or the query just started). The first
+    /// call always reaches the handler, as HealthKit's does; after it, a descriptor with a
+    /// predicate reaches it only when something the predicate accepts was added since it last
+    /// looked — or something was deleted (a deleted object cannot be matched: it is reported).
+    func update(_ id: Int, completion: @escaping HKObserverQueryCompletionHandler) {
+        guard var watch = watched[id] else { return completion() }
+        let type = watch.descriptor.sampleType
+        guard let predicate = watch.descriptor.predicate else { return deliver(type, completion: completion) }
+        let first = !watch.started
+        watch.started = true
+        watched[id] = watch
+        HKHealthStore().changes(type, predicate: predicate, after: first ? HKQueryAnchor.latest : watch.anchor, limit: HKObjectQueryNoLimit) { [weak self] result in
+            guard let self else { return completion() }
+            guard case .success(let page) = result else { return self.deliver(type, completion: completion) }
+            self.watched[id]?.anchor = page.anchor
+            if first || !page.added.isEmpty || !page.deleted.isEmpty {
+                self.deliver(type, completion: completion)
+            } else {
+                completion()
+            }
+        }
+    }
+
     /// Runs the app's handler for an update of `type`.
     func deliver(_ type: HKSampleType?, completion: @escaping HKObserverQueryCompletionHandler) {
         if let descriptorsHandler {

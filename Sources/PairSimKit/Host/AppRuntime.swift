@@ -219,7 +219,7 @@ package final class AppRuntime: @unchecked Sendable {
             app?.scenePhaseDidChange(to: AppScenePhase(phase))
         case .observerUpdate(let query, let completion):
             if let observer = observerQueries[query] {
-                observer.updateHandler(observer, { [weak self] in self?.send(.complete(completion)) }, nil)
+                observer.update(query) { [weak self] in self?.send(.complete(completion)) }
             }
         case .queryResult(let id, let result):
             pendingQueries.removeValue(forKey: id)?(result)
@@ -350,7 +350,7 @@ extension AppCall {
         case .recordsChanged: "records change handler"
         case .wcActivated: "WCSession activation delegate"
         case .wcReachability: "WCSession reachability delegate"
-        case .wcReceived(let kind, _, _, _): "WCSession \(kind.rawValue) delegate"
+        case .wcReceived(let kind, _, _, _, _): "WCSession \(kind.rawValue) delegate"
         case .wcReply: "WCSession reply handler"
         case .wcFailed: "WCSession error handler"
         case .wcTransferFinished: "WCSession transfer delegate"

@@ -102,7 +102,10 @@ package struct PhoneNode: NodeModel {
         while true {
             let calls = platform.takeAppCalls()
             if calls.isEmpty { break }
-            for call in calls {
+            for (index, call) in calls.enumerated() {
+                if case .wcReceived = call {
+                    runtime.session.hasContentPending = calls[(index + 1)...].contains { if case .wcReceived = $0 { true } else { false } }
+                }
                 let requests = runtime.deliver(call, now: now)
                 actions += platform.handle(requests, answering: call, now: now)
             }

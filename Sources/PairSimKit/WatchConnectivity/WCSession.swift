@@ -6,11 +6,94 @@ public enum WCSessionActivationState: Int, Sendable {
     case notActivated = 0, inactive = 1, activated = 2
 }
 
-/// A WatchConnectivity error (`WCError`); `code` is the `WCError.Code` name (e.g. `notReachable`).
-public struct WCError: Error, CustomStringConvertible, Sendable {
-    public let code: String
-    public init(_ code: String) { self.code = code }
-    public var description: String { "WCError.\(code)" }
+/// `WCErrorDomain`: the domain of WatchConnectivity's `NSError`s.
+public let WCErrorDomain = "WCErrorDomain"
+
+/// A WatchConnectivity error (`WCError`), shaped as Apple's: a `CustomNSError` whose `Code` has
+/// Apple's numbers (WCError.h: 7001 …), catchable as `catch let error as WCError` and compared as
+/// `error.code == .notReachable` or `(error as NSError).code == WCError.notReachable.rawValue`.
+public struct WCError: CustomNSError, Hashable, CustomStringConvertible, Sendable {
+    /// `WCError.Code`, with Apple's numbers.
+    public enum Code: Int, Hashable, Sendable {
+        case genericError = 7001, sessionNotSupported = 7002, sessionMissingDelegate = 7003, sessionNotActivated = 7004
+        case deviceNotPaired = 7005, watchAppNotInstalled = 7006, notReachable = 7007, invalidParameter = 7008
+        case payloadTooLarge = 7009, payloadUnsupportedTypes = 7010, messageReplyFailed = 7011, messageReplyTimedOut = 7012
+        case fileAccessDenied = 7013, deliveryFailed = 7014, insufficientSpace = 7015, sessionInactive = 7016
+        case transferTimedOut = 7017, companionAppNotInstalled = 7018, watchOnlyApp = 7019
+    }
+
+    public let code: Code
+    let message: String
+
+    public init(_ code: Code, userInfo: [String: Any] = [:]) {
+        self.code = code
+        message = userInfo[NSLocalizedDescriptionKey] as? String ?? Self.defaultMessage(code)
+    }
+
+    /// An `NSError` of `WCErrorDomain` as a `WCError`.
+    public init(_nsError error: NSError) {
+        precondition(error.domain == WCErrorDomain, "Invalid state: \(error.domain) is not WatchConnectivity's error domain")
+        self.init(Code(rawValue: error.code) ?? .genericError, userInfo: error.userInfo)
+    }
+
+    /// The platform's error by its code's name (`notReachable`, …); `transferCancelled` (a
+    /// cancelled transfer: Apple names no code for it) is not one — see `cancelled(_:)`.
+    static func platform(_ name: String) -> Error {
+        let code: Code? = switch name {
+        case "notReachable": .notReachable
+        case "deliveryFailed": .deliveryFailed
+        case "messageReplyTimedOut": .messageReplyTimedOut
+        case "sessionNotActivated": .sessionNotActivated
+        case "payloadTooLarge": .payloadTooLarge
+        case "payloadUnsupportedTypes": .payloadUnsupportedTypes
+        default: nil
+        }
+        if let code { return WCError(code) }
+        if name == "transferCancelled" { return CocoaError(.userCancelled) }
+        return WCError(.genericError, userInfo: [NSLocalizedDescriptionKey: name])
+    }
+
+    public static var errorDomain: String { WCErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    public var localizedDescription: String { message }
+    public var description: String { "WCError.\(code) (\(code.rawValue)): \(message)" }
+
+    public static func == (lhs: WCError, rhs: WCError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    static func defaultMessage(_ code: Code) -> String {
+        switch code {
+        case .notReachable: "WatchConnectivity session on paired device is not reachable."
+        case .sessionNotActivated: "WatchConnectivity session has not been activated."
+        case .payloadTooLarge: "Payload is too large."
+        case .payloadUnsupportedTypes: "Payload contains unsupported type."
+        case .messageReplyTimedOut: "Message reply took too long."
+        case .deliveryFailed: "Delivery to the paired device failed."
+        default: "WatchConnectivity error \(code.rawValue)"
+        }
+    }
+
+    // `WCError.notReachable` and the like, as the static members Apple's type has.
+    public static var genericError: Code { .genericError }
+    public static var sessionNotSupported: Code { .sessionNotSupported }
+    public static var sessionMissingDelegate: Code { .sessionMissingDelegate }
+    public static var sessionNotActivated: Code { .sessionNotActivated }
+    public static var deviceNotPaired: Code { .deviceNotPaired }
+    public static var watchAppNotInstalled: Code { .watchAppNotInstalled }
+    public static var notReachable: Code { .notReachable }
+    public static var invalidParameter: Code { .invalidParameter }
+    public static var payloadTooLarge: Code { .payloadTooLarge }
+    public static var payloadUnsupportedTypes: Code { .payloadUnsupportedTypes }
+    public static var messageReplyFailed: Code { .messageReplyFailed }
+    public static var messageReplyTimedOut: Code { .messageReplyTimedOut }
+    public static var fileAccessDenied: Code { .fileAccessDenied }
+    public static var deliveryFailed: Code { .deliveryFailed }
+    public static var insufficientSpace: Code { .insufficientSpace }
+    public static var sessionInactive: Code { .sessionInactive }
+    public static var transferTimedOut: Code { .transferTimedOut }
+    public static var companionAppNotInstalled: Code { .companionAppNotInstalled }
+    public static var watchOnlyApp: Code { .watchOnlyApp }
 }
 
 /// `WCSessionDelegate`: every method optional here (Apple requires the activation and, on iOS,
@@ -27,6 +110,8 @@ public protocol WCSessionDelegate: AnyObject {
     func sessionReachabilityDidChange(_ session: WCSession)
     func session(_ session: WCSession, didReceiveMessage message: [String: Any])
     func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void)
+    func session(_ session: WCSession, didReceiveMessageData messageData: Data)
+    func session(_ session: WCSession, didReceiveMessageData messageData: Data, replyHandler: @escaping (Data) -> Void)
     func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any])
     func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?)
     func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any])
@@ -43,6 +128,10 @@ extension WCSessionDelegate {
     public func session(_ session: WCSession, didReceiveMessage message: [String: Any]) {}
     public func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
         self.session(session, didReceiveMessage: message)
+    }
+    public func session(_ session: WCSession, didReceiveMessageData messageData: Data) {}
+    public func session(_ session: WCSession, didReceiveMessageData messageData: Data, replyHandler: @escaping (Data) -> Void) {
+        self.session(session, didReceiveMessageData: messageData)
     }
     public func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) {}
     public func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {}
@@ -83,9 +172,13 @@ public final class WCSessionFileTransfer: @unchecked Sendable {
     let id: Int
     public let file: WCSessionFile
     public internal(set) var isTransferring = true
+    /// The transfer's progress in bytes: none while queued or on its way, all of them once the
+    /// watch has the file (PairSim moves a file in one piece: `fileRate`, docs/TOPOLOGY.md).
+    public let progress: Progress
     init(id: Int, file: WCSessionFile) {
         self.id = id
         self.file = file
+        progress = Progress(totalUnitCount: Int64(file.size))
     }
     /// As `WCSessionUserInfoTransfer.cancel()`.
     public func cancel() {
@@ -118,11 +211,15 @@ public final class WCSession: @unchecked Sendable {
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+    /// True while more received content is waiting to be handed to the delegate in this delivery
+    /// (the rest of what arrived while the app was not running).
+    public internal(set) var hasContentPending = false
     public internal(set) var applicationContext: [String: Any] = [:]
     public internal(set) var receivedApplicationContext: [String: Any] = [:]
     var userInfoTransfers: [WCSessionUserInfoTransfer] = []
     var fileTransfers: [WCSessionFileTransfer] = []
     var replyHandlers: [Int: (reply: (([String: Any]) -> Void)?, error: ((Error) -> Void)?)] = [:]
+    var dataReplyHandlers: [Int: (reply: ((Data) -> Void)?, error: ((Error) -> Void)?)] = [:]
 
     init() {}
 
@@ -149,6 +246,15 @@ public final class WCSession: @unchecked Sendable {
         runtime.send(.wcSendMessage(id: id, payload: payload, wantsReply: replyHandler != nil))
     }
 
+    /// Sends bytes as a live message (`sendMessageData`): as `sendMessage`, the watch app must be
+    /// reachable; its reply is bytes too.
+    public func sendMessageData(_ data: Data, replyHandler: ((Data) -> Void)?, errorHandler: ((Error) -> Void)? = nil) {
+        let runtime = self.runtime
+        let id = runtime.id()
+        dataReplyHandlers[id] = (replyHandler, errorHandler)
+        runtime.send(.wcSendMessage(id: id, payload: ["data": .string(data.base64EncodedString())], wantsReply: replyHandler != nil, isData: true))
+    }
+
     /// Queues user info for the watch app (FIFO, kept across termination).
     @discardableResult
     public func transferUserInfo(_ userInfo: [String: Any] = [:]) -> WCSessionUserInfoTransfer {
@@ -165,8 +271,8 @@ public final class WCSession: @unchecked Sendable {
 
     /// Replaces the application context; only the latest reaches the watch app.
     public func updateApplicationContext(_ applicationContext: [String: Any]) throws {
-        guard activationState == .activated else { throw WCError(WCErrorCode.sessionNotActivated.rawValue) }
-        guard let payload = WCPayload.json(applicationContext) else { throw WCError("payloadUnsupportedTypes") }
+        guard activationState == .activated else { throw WCError(.sessionNotActivated) }
+        guard let payload = WCPayload.json(applicationContext) else { throw WCError(.payloadUnsupportedTypes) }
         self.applicationContext = applicationContext
         runtime.send(.wcUpdateContext(payload))
     }
@@ -212,9 +318,18 @@ public final class WCSession: @unchecked Sendable {
         case .wcReachability(let reachable):
             isReachable = reachable
             delegate?.sessionReachabilityDidChange(self)
-        case .wcReceived(let kind, let payload, let file, let replyToken):
+        case .wcReceived(let kind, let payload, let file, let replyToken, let isData):
             let dictionary = WCPayload.dictionary(payload)
             switch kind {
+            case .message where isData:
+                let data = WCPayload.data(payload)
+                if let replyToken {
+                    delegate?.session(self, didReceiveMessageData: data) { [weak runtime] reply in
+                        runtime?.send(.wcReplyToMessage(token: replyToken, payload: ["data": .string(reply.base64EncodedString())]))
+                    }
+                } else {
+                    delegate?.session(self, didReceiveMessageData: data)
+                }
             case .message:
                 if let replyToken {
                     delegate?.session(self, didReceiveMessage: dictionary) { [weak runtime] reply in
@@ -237,18 +352,27 @@ public final class WCSession: @unchecked Sendable {
                 delegate?.session(self, didReceiveUserInfo: dictionary)
             }
         case .wcReply(let id, let payload):
-            replyHandlers.removeValue(forKey: id)?.reply?(WCPayload.dictionary(payload))
+            if let handlers = dataReplyHandlers.removeValue(forKey: id) {
+                handlers.reply?(WCPayload.data(payload))
+            } else {
+                replyHandlers.removeValue(forKey: id)?.reply?(WCPayload.dictionary(payload))
+            }
         case .wcFailed(let id, let code):
-            replyHandlers.removeValue(forKey: id)?.error?(WCError(code))
+            if let handlers = dataReplyHandlers.removeValue(forKey: id) {
+                handlers.error?(WCError.platform(code))
+            } else {
+                replyHandlers.removeValue(forKey: id)?.error?(WCError.platform(code))
+            }
         case .wcTransferFinished(let id, let error):
             if let index = userInfoTransfers.firstIndex(where: { $0.id == id }) {
                 let transfer = userInfoTransfers.remove(at: index)
                 transfer.isTransferring = false
-                delegate?.session(self, didFinish: transfer, error: error.map(WCError.init))
+                delegate?.session(self, didFinish: transfer, error: error.map(WCError.platform))
             } else if let index = fileTransfers.firstIndex(where: { $0.id == id }) {
                 let transfer = fileTransfers.remove(at: index)
                 transfer.isTransferring = false
-                delegate?.session(self, didFinish: transfer, error: error.map(WCError.init))
+                transfer.progress.completedUnitCount = error == nil ? transfer.progress.totalUnitCount : 0
+                delegate?.session(self, didFinish: transfer, error: error.map(WCError.platform))
             }
         default:
             break
@@ -293,6 +417,11 @@ enum WCPayload {
         var result: [String: Any] = [:]
         for member in object.members { result[member.key] = any(member.value) }
         return result
+    }
+
+    /// The bytes of a data message's `{"data": base64}`.
+    static func data(_ object: JSONObject) -> Data {
+        object["data"]?.stringValue.flatMap { Data(base64Encoded: $0) } ?? Data()
     }
 
     /// A file's metadata: nil when there was none.

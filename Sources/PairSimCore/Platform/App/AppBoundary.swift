@@ -37,7 +37,7 @@ public enum AppCall: Hashable, Sendable {
     case wcReachability(Bool)
     /// Something arrived from the watch app: a message (`replyToken` when the sender waits for a
     /// reply), user info, an application context or a file.
-    case wcReceived(kind: MessageKind, payload: JSONObject, file: WCFile?, replyToken: Int?)
+    case wcReceived(kind: MessageKind, payload: JSONObject, file: WCFile?, replyToken: Int?, isData: Bool = false)
     /// The reply to the app's `sendMessage` `id`.
     case wcReply(id: Int, payload: JSONObject)
     /// The app's `sendMessage` `id` failed (its error handler), with the `WCError` code name.
@@ -110,7 +110,7 @@ public enum AppRequest: Hashable, Sendable {
     /// `WCSession.activate()`.
     case wcActivate
     /// `sendMessage`; the reply or error comes back as `wcReply` / `wcFailed` with this `id`.
-    case wcSendMessage(id: Int, payload: JSONObject, wantsReply: Bool)
+    case wcSendMessage(id: Int, payload: JSONObject, wantsReply: Bool, isData: Bool = false)
     /// A received message's reply handler was called.
     case wcReplyToMessage(token: Int, payload: JSONObject)
     /// `transferUserInfo` (`file` nil) or `transferFile` (metadata in `payload`).

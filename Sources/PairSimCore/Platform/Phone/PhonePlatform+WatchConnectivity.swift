@@ -28,9 +28,9 @@ extension PhonePlatform {
             var replyToken: Int?
             if item.kind == .message, item.wantsReply {
                 replyToken = token()
-                wcReplyTokens[replyToken!] = item.id
+                wcReplyTokens[replyToken!] = (item.id, item.isData)
             }
-            call(.wcReceived(kind: item.kind, payload: item.payload, file: item.file, replyToken: replyToken))
+            call(.wcReceived(kind: item.kind, payload: item.payload, file: item.file, replyToken: replyToken, isData: item.isData))
         }
         return actions
     }
@@ -107,21 +107,21 @@ extension PhonePlatform {
             call(.wcActivated(reachable: reachable, receivedContext: wc.receivedContext, outstanding: outstanding))
             // The app heard `isReachable` with its activation: no separate change callback.
             return [event(.wcActivated, now, ["reachable": .bool(reachable)])] + wc.noteReachable(reachable, now: now)
-        case .wcSendMessage(let id, let payload, let wantsReply):
+        case .wcSendMessage(let id, let payload, let wantsReply, let isData):
             if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
                 call(.wcFailed(id: id, code: WCErrorCode.payloadTooLarge.rawValue))
                 return [refusedPayload("message", problem, now: now)]
             }
-            let (error, actions) = wc.sendMessage(payload, wantsReply: wantsReply, appID: id, id: uuids.next(at: now).text, sync: &sync, now: now)
+            let (error, actions) = wc.sendMessage(payload, wantsReply: wantsReply, appID: id, id: uuids.next(at: now).text, isData: isData, sync: &sync, now: now)
             if let error { call(.wcFailed(id: id, code: error.rawValue)) }
             return actions
         case .wcReplyToMessage(let token, let payload):
-            guard let messageID = wcReplyTokens.removeValue(forKey: token) else { return [] }
+            guard let (messageID, isData) = wcReplyTokens.removeValue(forKey: token) else { return [] }
             if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
                 return [refusedPayload("reply", problem, now: now)]
                     + wc.sendReply(to: messageID, payload: nil, error: .payloadTooLarge, sync: &sync, now: now)
             }
-            return wc.sendReply(to: messageID, payload: payload, error: nil, sync: &sync, now: now)
+            return wc.sendReply(to: messageID, payload: payload, error: nil, isData: isData, sync: &sync, now: now)
         case .wcTransfer(let id, let payload, let file):
             guard wc.activated else {
                 call(.wcTransferFinished(id: id, error: WCErrorCode.sessionNotActivated.rawValue))

@@ -84,7 +84,7 @@ public struct PhonePlatform: NodeModel {
     /// The app's WCSession (R: X1).
     public internal(set) var wc: WCSessionCore
     /// Reply handlers handed to the app for received messages: token → message id.
-    var wcReplyTokens: [Int: String] = [:]
+    var wcReplyTokens: [Int: (id: String, isData: Bool)] = [:]
 
     /// The persistent values (`persistentValues()`) whose properties were set since
     /// `changedValues()` last ran: every property a value is made from marks it in its `didSet`.

@@ -3,7 +3,8 @@ import Foundation
 /// WatchConnectivity on the watch (R: X1, X2, X4): the watch app's `WCSession`, always activated.
 /// The watch app is reachable — and hears what arrives — while it is on screen (`foreground`) or
 /// in a workout session, and the phone is in range; a message from the phone never wakes it.
-/// The seeds' watch app answers every message that wants a reply with `{"ok":true}` and, with
+/// The seeds' watch app answers every message that wants a reply with `{"ok":true}` (a data
+/// message with the bytes it got) and, with
 /// `watch.workoutMessage`, tells the phone app when a workout finished.
 extension WatchModel {
     /// The watch app runs now (on screen, or in a running or paused workout session); a crashed
@@ -34,7 +35,9 @@ extension WatchModel {
         let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
         var all = actions
         for item in items where item.kind == .message && item.wantsReply {
-            all += wc.sendReply(to: item.id, payload: ["ok": .bool(true)], error: nil, sync: &sync, now: now)
+            // A data message is answered with its own bytes.
+            all += item.isData ? wc.sendReply(to: item.id, payload: item.payload, error: nil, isData: true, sync: &sync, now: now)
+                : wc.sendReply(to: item.id, payload: ["ok": .bool(true)], error: nil, sync: &sync, now: now)
         }
         return all
     }

@@ -4,8 +4,8 @@ import Foundation
 /// typed by a person or a scenario. Replies and failures of what they send show as events.
 extension WCSessionCore {
     public static let commands: [CommandSpec] = [
-        CommandSpec("wc-send", "<json-object> [--no-reply]",
-                    "WCSession.sendMessage: needs the counterpart reachable; refused with notReachable otherwise; the reply (or error) is a wc.replied / wc.failed event"),
+        CommandSpec("wc-send", "<json-object> [--no-reply] | <text> --data [--no-reply]",
+                    "WCSession.sendMessage (sendMessageData with --data: the text's UTF-8 bytes): needs the counterpart reachable; refused with notReachable otherwise; the reply (or error) is a wc.replied / wc.failed event"),
         CommandSpec("wc-transfer", "<json-object>", "WCSession.transferUserInfo: queued (FIFO, kept across restarts) until the counterpart device has it"),
         CommandSpec("wc-file", "<name> [--size BYTES] [--metadata JSON]",
                     "WCSession.transferFile: a file of --size bytes (default 1000) travels at the topology's fileRate"),
@@ -63,10 +63,20 @@ extension WCSessionCore {
         let args = ArgumentReader(line, spec)
         switch line.verb {
         case "wc-send":
-            try args.expect(1...1, options: ["no-reply"])
-            let payload = try Self.payload(line.arguments[0], verb: line.verb, wire: sync.limits)
+            try args.expect(1...1, options: ["no-reply", "data"])
+            let isData = line.options["data"] != nil
+            let payload: JSONObject
+            if isData {
+                let bytes = Data(line.arguments[0].utf8)
+                guard bytes.count <= Self.maxPayloadBytes else {
+                    throw CommandError("wc-send: \(bytes.count) bytes of data; at most \(Self.maxPayloadBytes)")
+                }
+                payload = ["data": .string(bytes.base64EncodedString())]
+            } else {
+                payload = try Self.payload(line.arguments[0], verb: line.verb, wire: sync.limits)
+            }
             let id = newID
-            let (error, actions) = sendMessage(payload, wantsReply: line.options["no-reply"] == nil, appID: nil, id: id, sync: &sync, now: now)
+            let (error, actions) = sendMessage(payload, wantsReply: line.options["no-reply"] == nil, appID: nil, id: id, isData: isData, sync: &sync, now: now)
             if let error { return CommandResult(ok: false, reply: "wc-send: \(error.rawValue)\(error == .notReachable ? ": the counterpart app is not reachable" : "")", actions: actions) }
             return CommandResult(ok: true, reply: "sent message \(id)", actions: actions)
         case "wc-transfer", "wc-file":

@@ -33,6 +33,7 @@ extension WCSessionCore {
             r.append("sentAt", .int(item.sentAt.milliseconds))
             r.append("stream", .string(item.stream))
             r.append("seq", .int(Int64(item.seq)))
+            if item.isData { r.append("data", .bool(true)) }
             return .object(r)
         }))
         return .object(o)
@@ -67,7 +68,8 @@ extension WCSessionCore {
         inbox = try reader.objects("inbox", limit: .max) { (r: FieldReader) throws(DecodeError) -> WCReceived in
             WCReceived(kind: try Self.kind(r, allowed: [.message, .userinfo, .context, .file]), id: try r.string("id"),
                        payload: try r.object("payload"), file: try Self.file(r), wantsReply: try r.bool("reply"),
-                       sentAt: try r.instant("sentAt"), stream: try r.string("stream"), seq: UInt64(try r.int("seq", min: 1)))
+                       sentAt: try r.instant("sentAt"), stream: try r.string("stream"), seq: UInt64(try r.int("seq", min: 1)),
+                       isData: r.has("data") ? try r.bool("data") : false)
         }
     }
 

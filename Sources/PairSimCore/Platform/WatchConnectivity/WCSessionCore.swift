@@ -87,7 +87,7 @@ public struct WCSessionCore: Sendable {
 
     /// `sendMessage`: refused at once when not activated or not reachable (or by the X3 fault);
     /// otherwise sent, and pending until its reply (or acknowledgement) or its timeout.
-    mutating func sendMessage(_ payload: JSONObject, wantsReply: Bool, appID: Int?, id: String, sync: inout SyncEngine,
+    mutating func sendMessage(_ payload: JSONObject, wantsReply: Bool, appID: Int?, id: String, isData: Bool = false, sync: inout SyncEngine,
                               now: EmulatedInstant) -> (error: WCErrorCode?, actions: [NodeAction]) {
         if let refusal = refusal {
             counters.refused += 1
@@ -102,7 +102,7 @@ public struct WCSessionCore: Sendable {
         let seq = sync.nextSeq(.watchconnectivity)
         pending.append(WCPendingMessage(id: id, seq: seq, deadline: now + config.messageTimeout, wantsReply: wantsReply, appID: appID))
         counters.messagesSent += 1
-        return (nil, Self.send(.message, WCBody.message(id: id, payload: payload, wantsReply: wantsReply), id: id, sync: &sync, now: now))
+        return (nil, Self.send(.message, WCBody.message(id: id, payload: payload, wantsReply: wantsReply, isData: isData), id: id, sync: &sync, now: now))
     }
 
     /// Why a live message is refused now, or nil.
@@ -319,9 +319,9 @@ public struct WCSessionCore: Sendable {
 
 
     /// Replies on the channel (a reply, or why the message could not be delivered).
-    mutating func sendReply(to id: String, payload: JSONObject?, error: WCErrorCode?, sync: inout SyncEngine,
+    mutating func sendReply(to id: String, payload: JSONObject?, error: WCErrorCode?, isData: Bool = false, sync: inout SyncEngine,
                             now: EmulatedInstant) -> [NodeAction] {
-        Self.send(.reply, WCBody.reply(id: id, payload: payload, error: error), id: id, sync: &sync, now: now)
+        Self.send(.reply, WCBody.reply(id: id, payload: payload, error: error, isData: isData), id: id, sync: &sync, now: now)
     }
 
     /// Every `wc.…` data message leaves here, with what of the stream is settled (docs/PROTOCOL.md).

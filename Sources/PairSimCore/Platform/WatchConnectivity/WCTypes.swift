@@ -90,6 +90,8 @@ public struct WCReceived: Hashable, Sendable {
     /// The sender's stream and sequence number: deliveries follow the sender's order.
     public var stream: String
     public var seq: UInt64
+    /// A `sendMessageData` message: `payload` is `{"data": base64}`.
+    public var isData = false
 }
 
 /// A `sendMessage` waiting for its reply (or acknowledgement).
@@ -132,15 +134,25 @@ enum WCBody {
     /// Most bytes of a file name.
     static let maxNameBytes = 255
 
-    static func message(id: String, payload: JSONObject, wantsReply: Bool) -> JSONObject {
-        ["id": .string(id), "payload": .object(payload), "reply": .bool(wantsReply)]
+    /// A message's body: `payload` for a dictionary; `data` (base64) for `sendMessageData`, whose
+    /// payload here is `{"data": base64}`.
+    static func message(id: String, payload: JSONObject, wantsReply: Bool, isData: Bool = false) -> JSONObject {
+        if isData { return ["id": .string(id), "data": payload["data"] ?? .string(""), "reply": .bool(wantsReply)] }
+        return ["id": .string(id), "payload": .object(payload), "reply": .bool(wantsReply)]
     }
 
-    static func reply(id: String, payload: JSONObject?, error: WCErrorCode?) -> JSONObject {
+    static func reply(id: String, payload: JSONObject?, error: WCErrorCode?, isData: Bool = false) -> JSONObject {
         var body: JSONObject = ["id": .string(id)]
-        if let payload { body.append("payload", .object(payload)) }
+        if let payload { body.append(isData ? "data" : "payload", isData ? payload["data"] ?? .string("") : .object(payload)) }
         if let error { body.append("error", .string(error.rawValue)) }
         return body
+    }
+
+    /// A `data` field: base64 of at most the wire's payload bytes, as `{"data": base64}`.
+    static func data(_ reader: FieldReader) throws(DecodeError) -> JSONObject {
+        let text = try reader.string("data", minBytes: 0, maxBytes: 4 * (WCSessionCore.maxPayloadBytes / 3 + 1))
+        guard Data(base64Encoded: text) != nil else { throw DecodeError(path: "body.data", reason: "not base64") }
+        return ["data": .string(text)]
     }
 
     static func transfer(_ transfer: WCTransfer) -> JSONObject {
@@ -163,7 +175,12 @@ enum WCBody {
         switch envelope.kind {
         case .message:
             received.id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
-            received.payload = try reader.object("payload")
+            if reader.has("data") {
+                received.payload = try data(reader)
+                received.isData = true
+            } else {
+                received.payload = try reader.object("payload")
+            }
             received.wantsReply = try reader.bool("reply")
         case .userinfo:
             received.id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
@@ -192,6 +209,10 @@ enum WCBody {
 
     /// Reads a `reply` body: the message id, and the reply or the error.
     static func reply(_ body: JSONObject) throws(DecodeError) -> (id: String, payload: JSONObject?, error: WCErrorCode?) {
+        if FieldReader(body, path: "body").has("data") {
+            let reader = FieldReader(body, path: "body")
+            return (try reader.string("id", minBytes: 1, maxBytes: maxIDBytes), try data(reader), nil)
+        }
         let reader = FieldReader(body, path: "body")
         let id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
         if let text = try reader.optionalString("error") {
