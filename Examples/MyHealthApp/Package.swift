@@ -15,8 +15,9 @@ let package = Package(
     dependencies: [.package(path: pairSimPath)],
     targets: [
         // Your app: it imports PairSimKit only, as it would import HealthKit.
+        // PAIRSIM_IOS: code under `#if os(iOS) || PAIRSIM_IOS` compiles here too (docs/APPS.md).
         .target(name: "MyHealthApp", dependencies: [.product(name: "PairSimKit", package: pairSim)],
-                swiftSettings: [.swiftLanguageMode(.v5)]),
+                swiftSettings: [.swiftLanguageMode(.v5), .define("PAIRSIM_IOS")]),
         // A phone-node that runs your app (and PairSim's), and its simulator: `my-phone-node simulate FILE`.
         .executableTarget(name: "my-phone-node", dependencies: ["MyHealthApp", .product(name: "PairSimNode", package: pairSim)]),
     ]

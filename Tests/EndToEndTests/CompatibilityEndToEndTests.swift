@@ -53,3 +53,14 @@ struct CompatibilityEndToEndTests {
         #expect(FileManager.default.fileExists(atPath: pair.topology.nodes[.phone]!.data + "/defaults"))
     }
 }
+
+@Suite("docs/APPS.md's table of Apple's API")
+struct APITableTests {
+    /// The table is generated from PairSimKit's declarations (the symbol graph of the built module);
+    /// a declaration added, renamed or tagged differently without regenerating it fails here.
+    @Test("docs/APPS.md's API table is what PairSimKit declares (scripts/api-table.py --check)")  // R: A16
+    func tableIsCurrent() async throws {
+        let result = try await PairHarness.runProgram("/usr/bin/env", ["python3", FileManager.default.currentDirectoryPath + "/scripts/api-table.py", "--check"])
+        #expect(result.status == 0, "\(result.output)")
+    }
+}

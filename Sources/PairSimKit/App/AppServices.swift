@@ -227,6 +227,7 @@ open class UNMutableNotificationContent: UNNotificationContent, @unchecked Senda
 public final class UNNotificationRequest: @unchecked Sendable {
     public let identifier: String
     public let content: UNNotificationContent
+    /// Differs: `trigger` must be nil: PairSim posts at once (no `UNNotificationTrigger`).
     public init(identifier: String, content: UNNotificationContent, trigger: Never? = nil) {
         self.identifier = identifier
         self.content = UNNotificationContent(copying: content)

@@ -29,8 +29,10 @@ public final class HKSource: Hashable, CustomStringConvertible, @unchecked Senda
     public static func `default`() -> HKSource { HKSource(name: ObjectSource.phoneApp.name) }
 
     /// True for this app's own writes on the phone.
+    /// PairSim's own: compare with `HKSource.default()` in Apple's way.
     public var isThisApp: Bool { name == ObjectSource.phoneApp.name }
     /// True for this app or its watch app (the app group, whose objects the app may delete).
+    /// PairSim's own: the app or its watch app (whose objects it may delete).
     public var isAppGroup: Bool { ObjectSource(name: name).isOwnAppGroup }
 
     public static func == (lhs: HKSource, rhs: HKSource) -> Bool { lhs.bundleIdentifier == rhs.bundleIdentifier }
@@ -242,6 +244,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
     let coreWorkout: Workout
 
     /// A workout the app may save (logged by hand).
+    /// Differs: Apple's are `init(activityType:start:end:)` and `init(activityType:start:end:duration:totalEnergyBurned:totalDistance:metadata:)` (both deprecated for `HKWorkoutBuilder`, not declared); this one takes the energy only, the duration is end − start.
     public init(activityType: HKWorkoutActivityType, start: Date, end: Date, totalEnergyBurned: HKQuantity? = nil) {
         coreWorkout = Workout(uuid: AppRuntime.newUUID(), activity: activityType.coreName, start: start.instant,
                               end: end.instant, activeDuration: end.instant - start.instant,
@@ -261,6 +264,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
     }
 
     /// The activity's name as PairSim's watch writes it, e.g. `running`.
+    /// PairSim's own: the activity as PairSim's watch names it (`running`).
     public var activityName: String { coreWorkout.activity }
 }
 

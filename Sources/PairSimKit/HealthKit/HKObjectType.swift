@@ -20,8 +20,10 @@ public class HKObjectType: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     /// PairSim's name for the type in logs and topologies, e.g. `heartRateVariabilitySDNN`, `workout`;
     /// HealthKit's identifier for a type PairSim does not model.
+    /// PairSim's own: the type's name in PairSim's logs, commands and topologies.
     public var name: String { core?.name ?? identifier }
     /// The short name commands use, e.g. `hrv`, `steps`, `workout`.
+    /// PairSim's own: the short name commands take.
     public var shortName: String { core?.shortName ?? identifier }
 
     public static func == (lhs: HKObjectType, rhs: HKObjectType) -> Bool { lhs.identifier == rhs.identifier }

@@ -3,6 +3,7 @@ package import PairSimCore
 
 /// `HKQuantityTypeIdentifier`: every identifier HealthKit has (the list is in
 /// HKTypeIdentifiers+List.swift); PairSim stores the ones `core` maps.
+/// Differs: PairSim stores heart rate, HRV, resting heart rate, steps, active energy, body mass, body fat and BMI; any other identifier can be named, requested and queried (always empty), and saving it fails with `errorInvalidArgument` (docs/FIDELITY.md).
 public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -25,6 +26,7 @@ public struct HKQuantityTypeIdentifier: RawRepresentable, Hashable, Sendable {
 }
 
 /// `HKCategoryTypeIdentifier`: every identifier HealthKit has; PairSim stores sleep analysis.
+/// Differs: PairSim stores sleep analysis; the others as for quantity types.
 public struct HKCategoryTypeIdentifier: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -4,6 +4,7 @@ import Foundation
 /// (`HKUnit.count().unitDivided(by: .minute())`), with arithmetic, as HealthKit's. Units of the same
 /// kind convert (`ms` and `s`, `kg` and `lb`, `kcal` and `kJ`, `degC` and `degF`); asking a
 /// quantity for a unit of another kind traps, as HealthKit raises.
+/// Differs: a struct, where Apple's is a class: the same calls, equal units compare equal by value.
 public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
     /// The unit's HealthKit string, e.g. `count/min`.
     public let unitString: String
@@ -152,6 +153,7 @@ extension HKUnit {
 }
 
 /// An amount with a unit (`HKQuantity`).
+/// Differs: a struct, where Apple's is a class: the same calls.
 public struct HKQuantity: Hashable, Sendable, CustomStringConvertible {
     let value: Double
     let unit: HKUnit

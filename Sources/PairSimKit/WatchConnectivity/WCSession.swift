@@ -98,14 +98,18 @@ public struct WCError: CustomNSError, Hashable, CustomStringConvertible, Sendabl
 
 /// `WCSessionDelegate`: every method optional here (Apple requires the activation and, on iOS,
 /// the deactivation ones).
+/// Differs: every method is optional (Apple requires the activation one and, on iOS, the two deactivation ones) and the protocol does not require NSObjectProtocol.
 public protocol WCSessionDelegate: AnyObject {
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?)
     /// iOS: the session is about to stop talking to the current watch (watch switching: not
     /// modelled, so PairSim never calls it; required on iOS, optional here for watch apps).
+    /// Not modelled: PairSim pairs one watch and never switches, so it never calls this.
     func sessionDidBecomeInactive(_ session: WCSession)
     /// iOS: the session stopped talking to the previous watch; activate again (not called, as above).
+    /// Not modelled: as `sessionDidBecomeInactive(_:)`.
     func sessionDidDeactivate(_ session: WCSession)
     /// iOS: `isPaired`, `isWatchAppInstalled` or `isComplicationEnabled` changed (they do not here).
+    /// Not modelled: the watch stays paired with the app installed; never called.
     func sessionWatchStateDidChange(_ session: WCSession)
     func sessionReachabilityDidChange(_ session: WCSession)
     func session(_ session: WCSession, didReceiveMessage message: [String: Any])
@@ -159,9 +163,11 @@ public final class WCSessionUserInfoTransfer: @unchecked Sendable {
 }
 
 /// A file that arrived: PairSim moves its name, size and metadata, not its bytes.
+/// Differs: a struct, where Apple's is a class.
 public struct WCSessionFile: @unchecked Sendable {
     // @unchecked: `metadata` holds property-list values, used on the driver's thread only.
     public let fileURL: URL
+    /// PairSim's own: the file's size in bytes (its bytes do not travel).
     public let size: Int
     public let metadata: [String: Any]?
 }
@@ -203,6 +209,7 @@ public final class WCSession: @unchecked Sendable {
     public var isPaired: Bool { true }
     public var isWatchAppInstalled: Bool { true }
     /// The watch app is on the active watch face as a complication (no face is modelled: false).
+    /// Not modelled: no watch face; always false.
     public var isComplicationEnabled: Bool { false }
     /// A directory for data about the paired watch, kept while the watch app is installed: one
     /// per app under the system's temporary directory (created on first use).

@@ -88,11 +88,22 @@ public final class MyHealthApp: PairSimApp {
         let content = UNMutableNotificationContent()
         content.title = "HRV dropped"
         content.body = String(format: "%.0f ms, %.0f %% below your recent %.0f ms", latest, (1 - latest / baseline) * 100, baseline)
+        alert(content)
+    }
+
+    #if os(iOS) || PAIRSIM_IOS
+    /// On the iPhone the alert is a local notification. (`PAIRSIM_IOS` keeps this branch alive in
+    /// PairSim's Linux build — Package.swift defines it; in Xcode only `os(iOS)` counts.)
+    func alert(_ content: UNMutableNotificationContent) {
         // As UI code hands work to the main queue.
         DispatchQueue.main.async {
             UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: "hrv-drop", content: content))
         }
     }
+    #else
+    /// Elsewhere (a Mac build of the model, say) there is no one to tell.
+    func alert(_ content: UNMutableNotificationContent) {}
+    #endif
 
     var summary: String {
         let seen = lastReadingAt.map { ", last at \(ISO8601DateFormatter().string(from: $0))" } ?? ""
