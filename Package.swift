@@ -41,7 +41,10 @@ let package = Package(
         .target(name: "ReferenceApp", dependencies: ["PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "DeltaSyncApp", dependencies: ["PairSimKit"], path: "Examples/DeltaSync",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "DeltaSyncApp"]),
+        // A watchOS workout app (HKWorkoutSession + HKLiveWorkoutBuilder + WCSession), as Apple's samples write one.
+        .target(name: "WorkoutWatchApp", dependencies: ["PairSimKit"], path: "Examples/WorkoutWatch",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "DeltaSyncApp", "WorkoutWatchApp"]),
         .target(
             name: "PairSimConfig",
             dependencies: ["PairSimCore", "PairSimApps", .product(name: "Yams", package: "Yams")]
@@ -111,7 +114,7 @@ let package = Package(
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
         .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport"]),
+        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport", "WorkoutWatchApp"]),
         .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport", "CExportScan"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimHealthExport", "ZeroMQ"]),
         // The source-compatibility suite (R: A13): files written as Apple's documentation writes

@@ -3,7 +3,7 @@
 
 Reads the symbol graph `swift-symbolgraph-extract` writes for the built PairSimKit module (every
 public symbol with its doc comment) and writes the table between the `api-table` markers in
-docs/APPS.md. A symbol named as Apple names it (`HK…`, `WC…`, `UN…` and their members) is Apple's;
+docs/APPS.md. A symbol named as Apple names it (`HK…`, `WC…`, `UN…`, `WK…` and their members) is Apple's;
 its doc comment says where it departs, on a line starting with one of:
 
     Differs: why            -- Apple's name, a different behaviour or shape
@@ -33,7 +33,7 @@ END = "<!-- api-table:end -->"
 # Top-level constants listed as one row per prefix.
 GROUPED = ("HKMetadataKey", "HKSampleSortIdentifier", "HKWorkoutSortIdentifier", "HKDataTypeIdentifier")
 TAGS = ("Differs:", "Not modelled:", "PairSim's own:")
-FRAMEWORKS = [("HK", "HealthKit"), ("WC", "WatchConnectivity"), ("UN", "UserNotifications")]
+FRAMEWORKS = [("HK", "HealthKit"), ("WC", "WatchConnectivity"), ("UN", "UserNotifications"), ("WK", "WatchKit")]
 # Members every NSObject-like class has, listed once as "NSObject behaviour".
 OBJECT_BEHAVIOUR = {"hash(into:)", "hashValue", "hash", "description", "debugDescription", "isEqual(_:)", "==(_:_:)",
                     "!=(_:_:)", "encode(with:)", "init(coder:)", "supportsSecureCoding"}
@@ -165,8 +165,7 @@ def table(symbols):
     clash = [m for m in missing if m.split(".")[0] in tops and (("." not in m) or any(
         x["pathComponents"][-1].split("(")[0] == m.split(".")[1] for x in tops[m.split(".")[0]]["members"]))]
     lines += ["#### Apple's API PairSimKit does not declare", "",
-              "Code that uses these does not compile under PairSim (docs/api-not-declared.txt; the watch's workout API "
-              "comes with the pluggable watch app):", "", ", ".join(f"`{m}`" for m in missing), "",
+              "Code that uses these does not compile under PairSim (docs/api-not-declared.txt):", "", ", ".join(f"`{m}`" for m in missing), "",
               "#### PairSim's own", "", "| symbol | members |", "|---|---|"] + pairsim + ["", END]
     return "\n".join(lines), clash
 

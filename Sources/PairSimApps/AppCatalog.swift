@@ -2,27 +2,38 @@ import PairSimCore
 import PairSimKit
 import ReferenceApp
 import DeltaSyncApp
+import WorkoutWatchApp
 
 /// The apps this build of PairSim knows (`topology apps`), configured from a topology.
 public enum AppCatalog {
-    /// Every app, the reference app first (the default).
+    /// Every app, the reference app first (the default), then the watch apps.
     public static func registrations(for topology: Topology) -> [AppRegistration] {
-        [ReferenceApp.registration(referenceConfig(topology.phone)), DeltaSyncApp.registration(deltaConfig(topology.phone))]
+        [ReferenceApp.registration(referenceConfig(topology.phone)), DeltaSyncApp.registration(deltaConfig(topology.phone)),
+         WorkoutWatchApp.registration()]
     }
 
-    /// The app `name` among `registrations(for:)` and `extra`; an unknown name is an error naming them all.
-    public static func registration(named name: String, topology: Topology, extra: [AppRegistration] = []) throws(CommandError) -> AppRegistration {
-        let all = extra + registrations(for: topology)
+    /// The `device` app `name` among `registrations(for:)` and `extra`; an unknown name is an error
+    /// naming the device's apps.
+    public static func registration(named name: String, topology: Topology, extra: [AppRegistration] = [],
+                                    device: AppDevice = .phone) throws(CommandError) -> AppRegistration {
+        let all = (extra + registrations(for: topology)).filter { $0.device == device }
         guard let found = all.first(where: { $0.name == name }) else {
-            throw CommandError("unknown app \"\(name)\" (this build knows: \(all.map(\.name).joined(separator: ", ")))")
+            let other = (extra + registrations(for: topology)).contains { $0.name == name }
+            throw CommandError("unknown \(device == .phone ? "iPhone" : "watch") app \"\(name)\"\(other ? " (it is a \(device == .phone ? "watch" : "iPhone") app)" : "") (this build's \(device == .phone ? "iPhone" : "watch") apps: \(all.map(\.name).joined(separator: ", ")))")
         }
         return found
+    }
+
+    /// The topology's watch app (`watch.app`), or nil for the seeds' app built into the watch.
+    public static func watchApp(for topology: Topology, extra: [AppRegistration] = []) throws(CommandError) -> AppRegistration? {
+        guard let name = topology.watch.app else { return nil }
+        return try registration(named: name, topology: topology, extra: extra, device: .watch)
     }
 
     /// Every UI action of the apps this build knows (for checking scenario timelines early).
     public static let knownActions: [CommandSpec] = {
         var seen = Set<String>()
-        return (ReferenceApp.actions + DeltaSyncApp.actions).compactMap { action in
+        return (ReferenceApp.actions + DeltaSyncApp.actions + WorkoutWatchApp.actions).compactMap { action in
             seen.insert(action.verb).inserted ? CommandSpec(action.verb, action.usage, action.summary) : nil
         }
     }()

@@ -166,7 +166,7 @@ public enum ScenarioLoader {
             return
         }
         do {
-            let specs = node == .watch ? WatchModel.commands : PhonePlatform.commands + appCommands
+            let specs = node == .watch ? WatchModel.commands + appCommands : PhonePlatform.commands + appCommands
             _ = try CommandGrammar.spec(for: parsed.verb, in: specs, node: node)
         } catch {
             throw reader.error(error.message)

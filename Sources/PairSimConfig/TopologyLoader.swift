@@ -231,8 +231,13 @@ public enum TopologyLoader {
     }
 
     static func watch(_ reader: YAMLReader) throws(ConfigError) -> WatchConfig {
-        let map = try reader.mapping(allowed: ["heartRate", "workoutMessage"])
+        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage"])
         var config = WatchConfig()
+        if let app = map["app"] {
+            // `app: NAME` or `app: { name: NAME }`: a watch app of the build's (absent: the seeds' app, built in).
+            let name = app.isMapping ? try app.mapping(allowed: ["name"], required: ["name"])["name"]! : app
+            config.app = try PhoneConfigLoader.appName(try name.string(), name)
+        }
         if let value = map["workoutMessage"] { config.workoutMessage = try value.bool() }
         if let heartRate = map["heartRate"] {
             let fields = try heartRate.mapping(allowed: ["workoutInterval", "restingInterval", "resting"])

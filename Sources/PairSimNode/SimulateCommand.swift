@@ -59,7 +59,8 @@ public struct SimulateCommand: ParsableCommand {
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
         let spec = scenario.nemesisPlayed(flag: self.nemesis)
         let nemesis = spec != nil
-        var simulator = Simulator(scenario: scenario, app: registration, seed: seed, duration: length, nemesis: spec)
+        let watchApp = try AppChoice.resolveWatch(topology: scenario.topology)
+        var simulator = Simulator(scenario: scenario, app: registration, watchApp: watchApp, seed: seed, duration: length, nemesis: spec)
         let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
         let total = Double(simulator.duration.milliseconds)
         simulator.run(progress: showProgress ? { now in

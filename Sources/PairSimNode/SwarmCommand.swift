@@ -73,6 +73,7 @@ public struct SwarmRun: ParsableCommand {
     public func run() throws {
         let scenario = try loadScenario(file)
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
+        _ = try AppChoice.resolveWatch(topology: scenario.topology)
         let shard = try SwarmShard(parsing: shard)
         let indices = shard.indices(of: seeds)
         if let worker {
@@ -89,7 +90,9 @@ public struct SwarmRun: ParsableCommand {
     /// One seed: its verdicts as a JSON line.
     static func runSeed(_ scenario: Scenario, _ app: AppRegistration, seed: UInt64, nemesis: Bool) -> JSON {
         let started = ContinuousClock.now
-        var run = Simulator(scenario: scenario, app: app, seed: seed, nemesis: scenario.nemesisPlayed(flag: nemesis))
+        // Checked before any seed runs (`run()`).
+        let watchApp = (try? AppChoice.resolveWatch(topology: scenario.topology)) ?? nil
+        var run = Simulator(scenario: scenario, app: app, watchApp: watchApp, seed: seed, nemesis: scenario.nemesisPlayed(flag: nemesis))
         run.run()
         let verdicts = run.verdicts()
         let elapsed = ContinuousClock.now - started

@@ -224,7 +224,7 @@ extension Simulator {
     /// invariants against its fault-free twin (same scenario, app, seed and length), run here.
     public func verdicts() -> [Verdict] {
         guard hasNemesis else { return ExpectationChecker.check(scenario.expectations, events: events) }
-        var calm = Simulator(scenario: scenario, app: app, seed: seed, duration: scenarioLength, settled: true)
+        var calm = Simulator(scenario: scenario, app: app, watchApp: watchApp, seed: seed, duration: scenarioLength, settled: true)
         calm.run()
         return Invariants.check(self, calm: calm)
     }

@@ -11,10 +11,12 @@ public struct Simulator {
     public let scenario: Scenario
     public let seed: UInt64
     public let duration: EmulatedDuration
-    public private(set) var watch: WatchModel
+    package private(set) var watch: WatchNode
     package private(set) var phone: PhoneNode
     /// The app under test.
     public let app: AppRegistration
+    /// The watch app under test (nil: the seeds' app built into the watch).
+    public let watchApp: AppRegistration?
     public private(set) var now = EmulatedInstant.zero
     public private(set) var events: [Event] = []
     /// Frames in flight between the nodes at the current instant (the channel models have applied
@@ -58,8 +60,11 @@ public struct Simulator {
     /// Prepares a run of `app`; `seed` and `duration` override the scenario's; with `nemesis`, node
     /// kills, partitions and fault bursts drawn from the seed join the run. `settled` (implied by
     /// `nemesis`; set it for the fault-free twin) adds `Nemesis.settle` of quiet time at the end.
-    public init(scenario: Scenario, app: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil,
-                settled: Bool = false) {
+    /// `watchApp` is the topology's `watch.app` (which the caller looked up: `AppCatalog.watchApp`).
+    public init(scenario: Scenario, app: AppRegistration, watchApp: AppRegistration? = nil, seed: UInt64? = nil, duration: EmulatedDuration? = nil,
+                nemesis: NemesisSpec? = nil, settled: Bool = false) {
+        precondition(scenario.topology.watch.app == watchApp?.name,
+                     "Invalid state: the topology's watch app is \(scenario.topology.watch.app ?? "built in"), the simulator was given \(watchApp?.name ?? "none")")
         AppRuntime.clearUserDefaults()
         self.scenario = scenario
         var topology = scenario.topology
@@ -75,8 +80,9 @@ public struct Simulator {
         self.topology = topology
         self.seed = topology.seed
         self.duration = nemesis != nil || settled ? length + Nemesis.settle : length
-        watch = WatchModel(topology: topology, boot: "sim", exports: HealthExportReader.opener)
+        watch = WatchNode(topology: topology, boot: "sim", exports: HealthExportReader.opener, app: watchApp)
         self.app = app
+        self.watchApp = watchApp
         phone = PhoneNode(topology: topology, boot: "sim", app: app)
         let drawn = nemesis.map { Nemesis.draw($0, seed: topology.seed, duration: length) } ?? []
         timeline = (scenario.timeline.map { ($0, false) } + drawn.map { ($0, true) })
@@ -206,7 +212,7 @@ public struct Simulator {
         guard down.contains(node) else { return }
         down.remove(node)
         switch node {
-        case .watch: watch = WatchModel(topology: topology, boot: "sim.\(kills[node]! + 1)", exports: HealthExportReader.opener)
+        case .watch: watch = WatchNode(topology: topology, boot: "sim.\(kills[node]! + 1)", exports: HealthExportReader.opener, app: watchApp)
         case .phone: phone = PhoneNode(topology: topology, boot: "sim.\(kills[node]! + 1)", app: app)
         }
         guard boot(node, from: images[node]!.load()) else { return }

@@ -82,6 +82,8 @@ struct ScenarioEndToEndTests {
         "replay-health-export",
         // WatchConnectivity: the watch's workout message and the Train tab at once, and without it (R: X4).
         "instant-workout-message", "instant-workout-message-off", "wc-transfers-in-and-out-of-range",
+        // A developer's watch app (workout-watch) hosted on the watch, as the phone's app is (R: A8, A9).
+        "hosted-watch-workout",
     ]
 
     /// An event log as a sorted list of lines, less what a driver stamps of its own: the boot id
@@ -102,7 +104,7 @@ struct ScenarioEndToEndTests {
         }.sorted()
     }
 
-    @Test("run in stepped time and simulate reach the same verdicts, and log the same events", .timeLimit(.minutes(10)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4, A12
+    @Test("run in stepped time and simulate reach the same verdicts, and log the same events", .timeLimit(.minutes(10)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4, A12, A8, A9
     func agreement(scenario: String) async throws {
         let file = Self.scenarios + "/\(scenario).yaml"
         let simulatedDir = Self.temporary("sim-\(scenario)"), ranDir = Self.temporary("run-\(scenario)")

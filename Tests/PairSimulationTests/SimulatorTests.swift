@@ -2,6 +2,7 @@ import Foundation
 import PairSimApps
 import PairSimCore
 import PairSimKit
+import WorkoutWatchApp
 import Testing
 @testable import PairSimConfig
 @testable import PairSimulation
@@ -86,8 +87,8 @@ extension Simulator {
     /// A run with one of the build's apps (the reference app unless said).
     init(_ scenario: Scenario, app: String = "reference", seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil,
          settled: Bool = false) {
-        self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology), seed: seed, duration: duration,
-                  nemesis: nemesis, settled: settled)
+        self.init(scenario: scenario, app: try! AppCatalog.registration(named: app, topology: scenario.topology),
+                  watchApp: try! AppCatalog.watchApp(for: scenario.topology), seed: seed, duration: duration, nemesis: nemesis, settled: settled)
     }
 }
 
@@ -114,5 +115,34 @@ struct TrappingSimulationTests {
         #expect(simulator.failedCommands.last?.contains("the app trapped (SIGILL during observer update handler); the run stopped there") == true, "\(simulator.failedCommands)")
         #expect(simulator.events.last { $0.name != "node.stopped" }?.at == crash.at, "nothing after the trap")
         #expect(simulator.events.last?.name == "node.stopped")
+    }
+}
+
+/// A developer's watch app on the watch, in simulation (R: A8, A9).
+@Suite("Simulation with a developer's watch app")
+struct HostedWatchSimulationTests {
+    @Test("workout-watch plays its scenario; the same seed logs the same bytes")  // R: A8, A9, P6
+    func plays() throws {
+        let scenario = try SimulatorTests.scenario("hosted-watch-workout")
+        var a = Simulator(scenario), b = Simulator(scenario)
+        a.run()
+        b.run()
+        #expect(a.eventLog == b.eventLog)
+        for verdict in ExpectationChecker.check(scenario.expectations, events: a.events) { #expect(verdict.passed, "\(verdict.line)") }
+        // Heart rate reached the phone while the workout ran.
+        let finished = try #require(a.events.first { $0.node == .watch && $0.name == "workout.finished" })
+        #expect(a.events.contains { $0.node == .phone && $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" && $0.at < finished.at })
+    }
+
+    @Test("a broken watch app (finishWorkout() before endCollection) fails the scenario's expectations")  // R: A8, A9
+    func brokenAppCaught() throws {
+        let scenario = try SimulatorTests.scenario("hosted-watch-workout")
+        let broken = AppRegistration(name: "workout-watch", summary: "broken", actions: WorkoutWatchApp.actions,
+                                     makeWatchApp: { WorkoutWatchApp(endsCollectionFirst: false) })
+        var run = Simulator(scenario: scenario, app: try AppCatalog.registration(named: "reference", topology: scenario.topology), watchApp: broken)
+        run.run()
+        let failed = ExpectationChecker.check(scenario.expectations, events: run.events).filter { !$0.passed }.map(\.label)
+        #expect(failed.contains("exactly 1 × watch workout.finished"), "\(failed)")
+        #expect(failed.contains("exactly 1 × phone watch.workoutFinished via=message"), "\(failed)")
     }
 }

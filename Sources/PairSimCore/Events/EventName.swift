@@ -14,6 +14,8 @@ public enum EventName: String, CaseIterable, Sendable {
     case workoutFinishFailed = "workout.finish.failed"
     case workoutCrashed = "workout.crashed"
     case workoutRecovered = "workout.recovered"
+    case workoutSession = "workout.session"
+    case workoutCollected = "workout.collected"
     case sampleWritten = "sample.written"
     case samplesWritten = "samples.written"
     // Apple Health export import (watch)
@@ -44,6 +46,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case appMisbehaved = "app.misbehaved"
     case appCrashed = "app.crashed"
     case appPrint = "app.print"
+    case appUnsupported = "app.unsupported"
     case deviceLocked = "device.locked"
     case deviceUnlocked = "device.unlocked"
     case deviceRebooted = "device.rebooted"

@@ -78,19 +78,42 @@ public struct AppRegistration: Sendable {
     public let name: String
     public let summary: String
     public let actions: [UserActionSpec]
+    /// The device the app runs on: an iPhone app (`phone.app`) or a watch app (`watch.app`).
+    public let device: AppDevice
     let factory: @Sendable () -> any PairSimApp
 
+    /// An iPhone app.
     public init(name: String, summary: String, actions: [UserActionSpec], make: @escaping @Sendable () -> any PairSimApp) {
         self.name = name
         self.summary = summary
         self.actions = actions
+        device = .phone
         factory = make
     }
+
+    /// A watch app: its WatchKit application delegate, made for every launch of its process.
+    public init(name: String, summary: String, actions: [UserActionSpec], makeWatchApp: @escaping @Sendable () -> any PairSimWatchApp) {
+        self.name = name
+        self.summary = summary
+        self.actions = actions
+        device = .watch
+        factory = { WatchAppHost(makeWatchApp()) }
+    }
+
+    /// The seeds' watch app, which the watch's platform runs itself (nothing to make).
+    package static let builtInWatchApp = AppRegistration(name: "seeds", summary: "", actions: [], makeWatchApp: {
+        preconditionFailure("Invalid state: the seeds' watch app is built into the watch platform")
+    })
 
     package func make() -> any PairSimApp { factory() }
 
     /// The actions as the platform's command grammar lists them.
     package var commandSpecs: [CommandSpec] { actions.map { CommandSpec($0.verb, $0.usage, $0.summary) } }
+}
+
+/// Which device an app runs on.
+public enum AppDevice: String, Sendable {
+    case phone, watch
 }
 
 /// Starts async app code where PairSim runs it deterministically (R: A5): on the app's executor,

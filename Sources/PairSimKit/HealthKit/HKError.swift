@@ -49,6 +49,7 @@ public struct HKError: CustomNSError, Hashable, Sendable {
         case "errorAuthorizationNotDetermined": .errorAuthorizationNotDetermined
         case "errorNoData": .errorNoData
         case "errorHealthDataUnavailable": .errorHealthDataUnavailable
+        case "errorAnotherWorkoutSessionStarted": .errorAnotherWorkoutSessionStarted
         default: .errorInvalidArgument
         }
         self.code = code

@@ -30,6 +30,10 @@ package final class AppRuntime: @unchecked Sendable {
     var pendingDone: [Int: (String?) -> Void] = [:]
     var timers: [Int: () -> Void] = [:]
     var recordObservers: [([ExerciseRecord], [UUID]) -> Void] = []
+    /// The watch app's workout sessions and their builders under way, and its `finishWorkout` calls.
+    var workoutSessions: [Int: HKWorkoutSession] = [:]
+    var workoutBuilders: [Int: HKLiveWorkoutBuilder] = [:]
+    var pendingWorkouts: [Int: (Workout?, String?) -> Void] = [:]
     /// The process's `WCSession.default`.
     package internal(set) var session = WCSession()
     /// Mirrors of what the platform keeps for the app, for synchronous reads.
@@ -235,6 +239,14 @@ package final class AppRuntime: @unchecked Sendable {
             for observer in recordObservers { observer(saved, deleted) }
         case .wcActivated, .wcReachability, .wcReceived, .wcReply, .wcFailed, .wcTransferFinished:
             session.handle(call, runtime: self)
+        case .workoutSessionChanged(let id, let to, let from, let date):
+            workoutSessions[id]?.changed(to: HKWorkoutSessionState(to), from: HKWorkoutSessionState(from), date: Date(date))
+        case .workoutSessionFailed(let id, let error):
+            workoutSessions[id]?.failed(error)
+        case .workoutCollected(let id, let samples):
+            workoutBuilders[id]?.collect(samples)
+        case .workoutFinished(let id, let workout, let error):
+            pendingWorkouts.removeValue(forKey: id)?(workout, error)
         case .terminated:
             forgetProcess()
         }
@@ -252,7 +264,8 @@ package final class AppRuntime: @unchecked Sendable {
     /// The app trapped: its instance and everything it registered go to the graveyard (their
     /// frames were abandoned, so nothing of theirs is released), and the platform hears of it.
     func crashed(signal: Int32, during: String) {
-        let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, session, executor, self]
+        let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, session, executor,
+                              workoutSessions, workoutBuilders, pendingWorkouts, self]
         Self.graveyard.withLock { $0.append(Confined(remains)) }
         forgetProcess()
         executor = AppExecutor()
@@ -274,6 +287,9 @@ package final class AppRuntime: @unchecked Sendable {
         pendingDone = [:]
         timers = [:]
         recordObservers = []
+        workoutSessions = [:]
+        workoutBuilders = [:]
+        pendingWorkouts = [:]
         session = WCSession()
         // Tasks of the ended process that wait for an answer wait forever: nothing resumes them.
     }
@@ -354,6 +370,10 @@ extension AppCall {
         case .wcReply: "WCSession reply handler"
         case .wcFailed: "WCSession error handler"
         case .wcTransferFinished: "WCSession transfer delegate"
+        case .workoutSessionChanged: "HKWorkoutSession state delegate"
+        case .workoutSessionFailed: "HKWorkoutSession failure delegate"
+        case .workoutCollected: "HKLiveWorkoutBuilder collection delegate"
+        case .workoutFinished: "finishWorkout completion handler"
         case .terminated: "termination"
         }
     }

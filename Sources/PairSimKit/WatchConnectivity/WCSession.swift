@@ -208,6 +208,11 @@ public final class WCSession: @unchecked Sendable {
     public internal(set) var isReachable = false
     public var isPaired: Bool { true }
     public var isWatchAppInstalled: Bool { true }
+    /// On the watch: the iPhone app is installed (PairSim's phone always runs one).
+    public var isCompanionAppInstalled: Bool { true }
+    /// On the watch: the iPhone waits for its first unlock after a reboot before it can be reached.
+    /// Not modelled: always false (the watch sees it as `isReachable` false).
+    public var iOSDeviceNeedsUnlockAfterRebootForReachability: Bool { false }
     /// The watch app is on the active watch face as a complication (no face is modelled: false).
     /// Not modelled: no watch face; always false.
     public var isComplicationEnabled: Bool { false }

@@ -28,6 +28,15 @@ public enum AppChoice {
         }
     }
 
+    /// The topology's watch app (`watch.app`), or nil for the seeds' app built into the watch.
+    public static func resolveWatch(topology: Topology) throws -> AppRegistration? {
+        do {
+            return try AppCatalog.watchApp(for: topology, extra: extraApps)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
     /// Every app: the developer's first, then the catalog's.
     public static func all(for topology: Topology) -> [AppRegistration] {
         extraApps + AppCatalog.registrations(for: topology)

@@ -16,7 +16,7 @@ public struct NodeOptions: Sendable {
     public var color: Bool
     /// Start from nothing: remove the data directory's state and event log first.
     public var fresh: Bool = false
-    /// The phone's app under test (nil for the watch).
+    /// The app under test: the phone's iPhone app; the watch's watch app (nil: the built-in one).
     public var app: AppRegistration?
 
     public init(node: NodeName, topology: Topology, clock: EmulatedClock, readStdin: Bool = true,

@@ -49,7 +49,7 @@ public struct NodeService: Service {
         let model = makeModel(options, boot)
         if let phone = model as? PhoneNode {
             try run(model: phone, options: options, mailbox: mailbox, storage: storage)
-        } else if let watch = model as? WatchModel {
+        } else if let watch = model as? WatchNode {
             try run(model: watch, options: options, mailbox: mailbox, storage: storage)
         } else {
             try run(model: model, options: options, mailbox: mailbox, storage: storage)
@@ -89,7 +89,7 @@ public enum NodeRunner {
     /// The core model for `options.node`.
     @Sendable public static func makeModel(_ options: NodeOptions, boot: String) -> any NodeModel {
         switch options.node {
-        case .watch: WatchModel(topology: options.topology, boot: boot, exports: HealthExportReader.opener)
+        case .watch: WatchNode(topology: options.topology, boot: boot, exports: HealthExportReader.opener, app: options.app)
         case .phone: PhoneNode(topology: options.topology, boot: boot, app: options.app!)
         }
     }

@@ -45,8 +45,52 @@ public enum AppCall: Hashable, Sendable {
     /// The app's transfer `id` finished (`didFinish`); `error` nil: the watch has it;
     /// `transferCancelled` after a `cancel()` that took it out of the queue.
     case wcTransferFinished(id: Int, error: String?)
+    /// The watch's workout session `session` changed state (`workoutSession(_:didChangeTo:from:date:)`).
+    case workoutSessionChanged(session: Int, to: WorkoutSessionState, from: WorkoutSessionState, date: EmulatedInstant)
+    /// The session failed (`workoutSession(_:didFailWithError:)`), with the `HKError` code name.
+    case workoutSessionFailed(session: Int, error: String)
+    /// The session's live data source collected these samples (saved already) for its builder.
+    case workoutCollected(session: Int, samples: [HealthSample])
+    /// The builder's `finishWorkout` `id` finished: the saved workout, or the error's code name.
+    case workoutFinished(id: Int, workout: Workout?, error: String?)
     /// The process ended (terminated or force-quit): the app's memory is gone.
     case terminated
+}
+
+/// HealthKit's `HKWorkoutSessionState`, with Apple's numbers.
+public enum WorkoutSessionState: Int, Hashable, Sendable {
+    case notStarted = 1, running = 2, ended = 3, paused = 4, prepared = 5, stopped = 6
+
+    /// The state's name in events (`notStarted`, `running`, …).
+    public var name: String {
+        switch self {
+        case .notStarted: "notStarted"
+        case .running: "running"
+        case .ended: "ended"
+        case .paused: "paused"
+        case .prepared: "prepared"
+        case .stopped: "stopped"
+        }
+    }
+}
+
+/// What a watch app asks of its workout session (`HKWorkoutSession`) and the session's live
+/// builder (`HKLiveWorkoutBuilder`); `activity` is PairSim's name for the configuration's activity.
+public enum WorkoutRequest: Hashable, Sendable {
+    case prepare(activity: String)
+    case startActivity(activity: String, at: EmulatedInstant)
+    case pause
+    case resume
+    case stopActivity(at: EmulatedInstant)
+    case end
+    /// `beginCollection(withStart:)`: the data source collects `types` from now on (`done` answers).
+    case beginCollection(id: Int, at: EmulatedInstant, types: [SampleType])
+    /// `endCollection(withEnd:)` (`done` answers).
+    case endCollection(id: Int, at: EmulatedInstant)
+    /// `finishWorkout()`: saves the HKWorkout (`workoutFinished` answers).
+    case finish(id: Int)
+    /// `discardWorkout()`.
+    case discard
 }
 
 /// A HealthKit query an app executes (`HKSampleQuery`, `HKAnchoredObjectQuery`).
@@ -124,4 +168,6 @@ public enum AppRequest: Hashable, Sendable {
     /// The app's code trapped (a failed precondition, a force unwrap of nil, a bad access): its
     /// process is over, as on a device.
     case crashed(signal: Int32, during: String)
+    /// The watch app's workout session `session` and its builder (watchOS).
+    case workout(session: Int, WorkoutRequest)
 }

@@ -99,6 +99,13 @@ extension PhonePlatform {
                 actions += appCrashed(signal: signal, during: during, now: now)
             case .wcActivate, .wcSendMessage, .wcReplyToMessage, .wcTransfer, .wcCancelTransfer, .wcUpdateContext:
                 actions += handleWatchConnectivity(request, now: now)
+            case .workout(let session, let asked):
+                // Workout sessions run on the watch: PairSim's iPhone has none (iOS 26's are not modelled).
+                if case .prepare = asked { self.call(.workoutSessionFailed(session: session, error: "errorHealthDataUnavailable")) }
+                if case .startActivity = asked { self.call(.workoutSessionFailed(session: session, error: "errorHealthDataUnavailable")) }
+                if case .beginCollection(let id, _, _) = asked { self.call(.done(id: id, error: "errorHealthDataUnavailable")) }
+                if case .endCollection(let id, _) = asked { self.call(.done(id: id, error: "errorHealthDataUnavailable")) }
+                if case .finish(let id) = asked { self.call(.workoutFinished(id: id, workout: nil, error: "errorHealthDataUnavailable")) }
             }
         }
         actions += refreshReachability(now: now)

@@ -5,9 +5,14 @@ import Foundation
 /// watch app is reachable (on screen or in a workout, in range); a message from the watch
 /// launches or wakes the app in the background; user info, files and the application context
 /// wait for the app to run. After a `reboot` the phone cannot be reached until its first unlock.
-extension PhonePlatform {
+extension PhonePlatform: WCAppHost {
     /// The app can be handed WatchConnectivity deliveries now.
     var appHearsWatchConnectivity: Bool { app.isRunning && wc.activated }
+
+    mutating func withSession<T>(_ body: (inout WCSessionCore, inout SyncEngine) -> T) -> T { body(&wc, &sync) }
+
+    /// The phone can be reached unless it waits for its first unlock after a reboot.
+    func ownReachable(now: EmulatedInstant) -> Bool { !wc.awaitingFirstUnlock }
 
     /// Recomputes what this side announces and `isReachable`; tells the app of a change.
     mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
@@ -18,21 +23,6 @@ extension PhonePlatform {
         // A cancelled transfer (by the app, or by `wc-cancel`) ends with `didFinish` and `transferCancelled`.
         for handle in wc.takeCancelled() { call(.wcTransferFinished(id: handle, error: WCErrorCode.transferCancelled.rawValue)) }
         return actions + deliverToApp(now: now)
-    }
-
-    /// Hands the app what arrived for it, in the watch's order, while it runs with its session activated.
-    mutating func deliverToApp(now: EmulatedInstant) -> [NodeAction] {
-        guard appHearsWatchConnectivity else { return [] }
-        let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
-        for item in items {
-            var replyToken: Int?
-            if item.kind == .message, item.wantsReply {
-                replyToken = token()
-                wcReplyTokens[replyToken!] = (item.id, item.isData)
-            }
-            call(.wcReceived(kind: item.kind, payload: item.payload, file: item.file, replyToken: replyToken, isData: item.isData))
-        }
-        return actions
     }
 
     /// A `wc.…` data message from the watch.
@@ -87,69 +77,6 @@ extension PhonePlatform {
         let (failed, actions) = wc.advance(sync: &sync, now: now)
         for failure in failed { if let appID = failure.appID { call(.wcFailed(id: appID, code: failure.code.rawValue)) } }
         return actions + refreshReachability(now: now)
-    }
-
-    /// One of the app's WatchConnectivity requests.
-    mutating func handleWatchConnectivity(_ request: AppRequest, now: EmulatedInstant) -> [NodeAction] {
-        switch request {
-        case .wcActivate:
-            guard !wc.activated else { return [] }
-            wc.activated = true
-            let reachable = !wc.awaitingFirstUnlock && wc.peerLink
-            // Transfers an earlier process queued are still outstanding: this process gets handles for them.
-            var outstanding: [WCOutstanding] = []
-            for transfer in wc.outgoing {
-                // Negative: the app's own handles (PairSimKit's ids) are positive, so the two never meet.
-                let handle = transfer.appID ?? -token()
-                wc.setAppID(handle, for: transfer.id)
-                outstanding.append(WCOutstanding(id: handle, payload: transfer.payload, file: transfer.file))
-            }
-            call(.wcActivated(reachable: reachable, receivedContext: wc.receivedContext, outstanding: outstanding))
-            // The app heard `isReachable` with its activation: no separate change callback.
-            return [event(.wcActivated, now, ["reachable": .bool(reachable)])] + wc.noteReachable(reachable, now: now)
-        case .wcSendMessage(let id, let payload, let wantsReply, let isData):
-            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
-                call(.wcFailed(id: id, code: WCErrorCode.payloadTooLarge.rawValue))
-                return [refusedPayload("message", problem, now: now)]
-            }
-            let (error, actions) = wc.sendMessage(payload, wantsReply: wantsReply, appID: id, id: uuids.next(at: now).text, isData: isData, sync: &sync, now: now)
-            if let error { call(.wcFailed(id: id, code: error.rawValue)) }
-            return actions
-        case .wcReplyToMessage(let token, let payload):
-            guard let (messageID, isData) = wcReplyTokens.removeValue(forKey: token) else { return [] }
-            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
-                return [refusedPayload("reply", problem, now: now)]
-                    + wc.sendReply(to: messageID, payload: nil, error: .payloadTooLarge, sync: &sync, now: now)
-            }
-            return wc.sendReply(to: messageID, payload: payload, error: nil, isData: isData, sync: &sync, now: now)
-        case .wcTransfer(let id, let payload, let file):
-            guard wc.activated else {
-                call(.wcTransferFinished(id: id, error: WCErrorCode.sessionNotActivated.rawValue))
-                return [event(.wcRefused, now, level: .warning, ["kind": file == nil ? "userinfo" : "file", "code": "sessionNotActivated"])]
-            }
-            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
-                call(.wcTransferFinished(id: id, error: WCErrorCode.payloadTooLarge.rawValue))
-                return [refusedPayload(file == nil ? "userinfo" : "file", problem, now: now)]
-            }
-            let transfer = WCTransfer(id: uuids.next(at: now).text, kind: file == nil ? .userinfo : .file, payload: payload, file: file,
-                                      createdAt: now, appID: id)
-            return wc.transfer(transfer, sync: &sync, now: now)
-        case .wcCancelTransfer(let id):
-            // One already on its way cannot be cancelled: it finishes as usual.
-            guard let transfer = wc.outgoing.first(where: { $0.appID == id }) else { return [] }
-            return wc.cancel(transfer.id, sync: &sync, now: now).actions
-        case .wcUpdateContext(let payload):
-            guard wc.activated else { return [event(.wcRefused, now, level: .warning, ["kind": "context", "code": "sessionNotActivated"])] }
-            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) { return [refusedPayload("context", problem, now: now)] }
-            return wc.updateContext(payload, sync: &sync, now: now)
-        default:
-            preconditionFailure("Invalid state: \(request) is not a WatchConnectivity request")
-        }
-    }
-
-    /// The app handed WatchConnectivity a payload that cannot travel.
-    func refusedPayload(_ kind: String, _ problem: String, now: EmulatedInstant) -> NodeAction {
-        event(.wcRefused, now, level: .warning, ["kind": .string(kind), "code": .string(WCErrorCode.payloadTooLarge.rawValue), "reason": .string(problem)])
     }
 
     /// `reboot`: the app's process ends, the device restarts locked, and WatchConnectivity stays

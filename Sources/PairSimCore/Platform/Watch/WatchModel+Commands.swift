@@ -39,6 +39,9 @@ extension WatchModel {
         do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands, node: .watch)
             let args = ArgumentReader(line, spec)
+            if let hostedApp, Self.seedsAppVerbs.contains(line.verb) {
+                throw CommandError("\(line.verb): the watch runs the app \"\(hostedApp)\", not PairSim's built-in watch app; its own actions drive its workouts ('help' lists them)")
+            }
             switch line.verb {
             case "start-workout":
                 try args.expect(1...20)
@@ -116,6 +119,9 @@ extension WatchModel {
         }
     }
 
+    /// The commands that drive the seeds' built-in watch app: a hosted app has its own actions instead.
+    static let seedsAppVerbs: Set<String> = ["start-workout", "pause", "resume", "finish-workout", "generate-workouts", "crash", "recover"]
+
     func ok(_ reply: String, _ actions: [NodeAction] = []) -> CommandResult {
         CommandResult(ok: true, reply: reply, actions: actions)
     }
@@ -167,6 +173,15 @@ extension WatchModel {
         }
         var object: JSONObject = ["node": "watch", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
         object.append("session", .object(session))
+        if let hostedApp {
+            var app: JSONObject = ["name": .string(hostedApp), "running": .bool(appRunning)]
+            if let workout {
+                app.append("workout", .object(["number": .int(workout.number), "state": .string(workout.state.name),
+                                               "activity": .string(workout.activity.name), "activeMs": .int(workout.activeDuration(at: now).milliseconds),
+                                               "samples": .int(Int64(workout.samples)), "finished": .bool(workout.finished)]))
+            }
+            object.append("watchApp", .object(app))
+        }
         object.append("workoutStream", plan.map { .object(["generated": .int(Int64($0.generated)), "remaining": .int(Int64($0.remaining))]) } ?? .null)
         object.append("bulkWrite", bulk.map { .object(["type": .string($0.type.rawValue), "done": .int(Int64($0.done)), "total": .int(Int64($0.total))]) } ?? .null)
         object.append("healthImport", healthImport?.progressJSON ?? .null)
@@ -185,6 +200,12 @@ extension WatchModel {
             lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")
         } else {
             lines.append("session: \(session.stateName)")
+        }
+        if let hostedApp {
+            lines.append("app: \(hostedApp) (\(appRunning ? "running" : "not running"))")
+            if let workout {
+                lines.append("app's workout session #\(workout.number): \(workout.state.name) \(workout.activity.name), active \(workout.activeDuration(at: now)), \(workout.samples) samples collected\(workout.finished ? ", finished" : "")")
+            }
         }
         if let bulk { lines.append("bulk write: \(bulk.done) of \(bulk.total) \(bulk.type.rawValue) samples") }
         if let job = healthImport {

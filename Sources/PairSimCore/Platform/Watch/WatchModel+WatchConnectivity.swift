@@ -10,7 +10,11 @@ extension WatchModel {
     /// The watch app runs now (on screen, or in a running or paused workout session); a crashed
     /// one does not until `recover`.
     var watchAppRuns: Bool {
-        switch session.state {
+        if hostedApp != nil {
+            // A hosted app: on screen, or kept running by its workout session.
+            return appRunning && (wc.foreground || workout?.state == .running || workout?.state == .paused)
+        }
+        return switch session.state {
         case .running, .paused: true
         case .crashed: false
         case .idle, .ended: wc.foreground
@@ -26,11 +30,17 @@ extension WatchModel {
     mutating func refreshReachability(now: EmulatedInstant) -> [NodeAction] {
         reachabilityCheckedAt = now
         let own = ownLink(now: now)
-        return wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now).actions + deliverToWatchApp(now: now)
+        let (changed, actions) = wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now)
+        if hostedApp != nil {
+            if changed, wc.activated { call(.wcReachability(wc.reachable)) }
+            for handle in wc.takeCancelled() { call(.wcTransferFinished(id: handle, error: WCErrorCode.transferCancelled.rawValue)) }
+        }
+        return actions + deliverToWatchApp(now: now)
     }
 
     /// What arrived for the watch app, if it runs: messages wanting a reply are answered.
     mutating func deliverToWatchApp(now: EmulatedInstant) -> [NodeAction] {
+        if hostedApp != nil { return deliverToApp(now: now) }
         guard watchAppRuns else { return [] }
         let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
         var all = actions
@@ -49,7 +59,9 @@ extension WatchModel {
             if case .reply(let id, let payload, let error) = incoming,
                let (appID, more) = wc.receiveReply(id: id, payload: payload, error: error, now: now) {
                 actions += more
-                if let appID, error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
+                if hostedApp != nil, let appID {
+                    if let error { call(.wcFailed(id: appID, code: error.rawValue)) } else { call(.wcReply(id: appID, payload: payload ?? [:])) }
+                } else if let appID, error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
             }
             // It may have closed a gap in front of waiting deliveries.
             return actions + deliverToWatchApp(now: now)
@@ -67,14 +79,21 @@ extension WatchModel {
 
     /// After the phone's acknowledgements: finished transfers, the next in the queue.
     mutating func watchConnectivityAcknowledged(now: EmulatedInstant) -> [NodeAction] {
-        wc.acknowledged(sync: &sync, now: now).actions
+        let (finished, actions) = wc.acknowledged(sync: &sync, now: now)
+        if hostedApp != nil {
+            for transfer in finished { if let appID = transfer.appID { call(.wcTransferFinished(id: appID, error: nil)) } }
+        }
+        return actions
     }
 
     /// Time passes: stalls end, messages time out (a workout message falls back to userInfo).
     mutating func advanceWatchConnectivity(now: EmulatedInstant) -> [NodeAction] {
         let (failed, actions) = wc.advance(sync: &sync, now: now)
         var all = actions
-        for failure in failed { if let appID = failure.appID { all += workoutMessageFailed(appID, now: now) } }
+        for failure in failed {
+            guard let appID = failure.appID else { continue }
+            if hostedApp != nil { call(.wcFailed(id: appID, code: failure.code.rawValue)) } else { all += workoutMessageFailed(appID, now: now) }
+        }
         return all + refreshReachability(now: now)
     }
 
@@ -106,6 +125,7 @@ extension WatchModel {
     mutating func watchApp(onScreen: Bool, now: EmulatedInstant) -> CommandResult {
         guard wc.foreground != onScreen else { return ok("the watch app is already \(onScreen ? "on screen" : "off screen")") }
         wc.foreground = onScreen
+        if hostedApp != nil { call(.scenePhase(onScreen ? .active : .background)) }
         return ok("the watch app is \(onScreen ? "on screen" : "off screen")",
                   [event(.watchApp, now, ["onScreen": .bool(onScreen)])] + refreshReachability(now: now))
     }

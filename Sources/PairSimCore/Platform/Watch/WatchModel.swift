@@ -40,14 +40,40 @@ public struct WatchModel: NodeModel {
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
+    // A watch app of the developer's (R: A8): nil runs the seeds' app built into this platform.
+    /// The hosted watch app's name.
+    public let hostedApp: String?
+    /// Calls for the hosted app, in order; taken by the driver (`takeAppCalls`).
+    var appCalls: [AppCall] = []
+    /// Replies to user actions, by action id.
+    var replies: [Int: (ok: Bool, text: String)] = [:]
+    var nextToken = 0
+    /// The app's clock timers: its id → when.
+    var appTimers: [Int: EmulatedInstant] = [:]
+    /// Reply handlers handed to the app for received messages: token → message id.
+    var wcReplyTokens: [Int: (id: String, isData: Bool)] = [:]
+    /// What the app stored with `AppDefaults` (process memory of the node: not kept across restarts yet).
+    var appDefaults = JSONObject()
+    /// The hosted app's process runs.
+    public internal(set) var appRunning = false
+    /// The hosted app's workout session and its live builder (not kept across node restarts yet).
+    public internal(set) var workout: HostedWorkout?
+    /// Workout sessions the hosted app started so far.
+    var hostedSessions: Int64 = 0
+    /// The hosted app's own cost counters, and the rules it broke.
+    public internal(set) var appCounters: [String: Int] = [:]
+    public internal(set) var appMisbehaviours = 0
+
     /// The persistent values whose properties were set since `changedValues()` last ran, marked
     /// in their `didSet`; `store`, `sync` and `wc` are always offered (as on the phone).
     var touched = WatchValues.all
 
     /// Creates the watch for `topology`; `boot` must be unique per process start without restored state.
     /// `exports` opens Apple Health exports for `import-health` (without it the command is refused).
-    public init(topology: Topology, boot: String, exports: HealthExportOpener? = nil) {
+    /// `app` names a watch app of the developer's that a driver hosts (nil: the seeds' app, built in).
+    public init(topology: Topology, boot: String, exports: HealthExportOpener? = nil, app: String? = nil) {
         self.topology = topology
+        hostedApp = app
         self.exports = exports
         seed = topology.seed(for: .watch)
         sync = SyncEngine(node: .watch, boot: boot, seed: seed, channels: topology.channels,
@@ -55,7 +81,8 @@ public struct WatchModel: NodeModel {
         exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
         uuids = UUIDGenerator(seed: seed, label: "watch.uuids")
         heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
-        wc = WCSessionCore(node: .watch, config: topology.watchConnectivity, seed: seed, activated: true)
+        // The seeds' app has its session always activated; a hosted app activates its own.
+        wc = WCSessionCore(node: .watch, config: topology.watchConnectivity, seed: seed, activated: app == nil)
     }
 
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
@@ -74,10 +101,12 @@ public struct WatchModel: NodeModel {
             .earliest(healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil })
             .earliest(wc.nextDeadline)
             .earliest(sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt))
+            .earliest(hostedApp == nil ? nil : hostedDeadline)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
         if nextRestingAt == nil, let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
+        if hostedApp != nil { launchApp() }
         return [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored),
@@ -96,10 +125,11 @@ public struct WatchModel: NodeModel {
         actions += continueHealthImport(now: now)
         actions += advanceWatchConnectivity(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
+        if hostedApp != nil { actions += advanceHostedApp(now: now) }
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.
             nextRestingAt = due + interval > now ? due + interval : now + interval
-            if session.live == nil, sync.hasRoom(.healthkit) { actions += writeRestingSample(now: now) }
+            if session.live == nil, !(workout?.isActive ?? false), sync.hasRoom(.healthkit) { actions += writeRestingSample(now: now) }
         }
         return actions
     }

@@ -1,0 +1,230 @@
+import Foundation
+
+/// A hosted watch app's workout session and its live builder, as watchOS runs them (R: A9):
+/// `HKWorkoutSession` moves through its states at the app's calls; while it runs and the builder
+/// collects, the watch's sensor reads heart rate (and the active energy it implies) once per
+/// `watch.heartRate.workoutInterval` of active time. Each reading is saved to the watch's HealthKit
+/// store at once, synced to the phone, and handed to the builder (`workoutBuilder(_:didCollectDataOf:)`);
+/// `finishWorkout()` saves the HKWorkout over the collection's interval. Apple: "Running workout
+/// sessions" (HealthKit) — while a session runs, the watch saves the samples it collects.
+public struct HostedWorkout: Hashable, Sendable {
+    /// The app's session (PairSimKit's number for it).
+    public var session: Int
+    /// This watch's workout number (events, `status`).
+    public var number: Int64
+    public var activity: Activity
+    public var state: WorkoutSessionState = .notStarted
+    /// The types the builder's data source collects (nil: the builder has none, or has not begun).
+    public var collecting: [SampleType]?
+    public var collectionStart: EmulatedInstant?
+    public var collectionEnd: EmulatedInstant?
+    /// Active time collected so far, and since when it runs on (running and collecting).
+    public var active = EmulatedDuration.zero
+    public var activeSince: EmulatedInstant?
+    /// The sensor's next reading.
+    public var nextSampleAt: EmulatedInstant?
+    /// Readings so far, and the samples saved for the builder (the workout's, for its summary).
+    public var readings: Int64 = 0
+    public var samples = 0
+    public var energy = 0.0
+    public var finished = false
+    var random: SplitMix64
+    var steady: Double
+    var noise = 0.0
+
+    init(session: Int, number: Int64, activity: Activity, seed: UInt64) {
+        self.session = session
+        self.number = number
+        self.activity = activity
+        random = SplitMix64(seed: seed, label: "hosted-session#\(number)")
+        steady = activity.steadyHeartRate + random.uniform(-6, 6)
+    }
+
+    /// The session is under way (the resting sensor waits).
+    public var isActive: Bool { state == .running || state == .paused || state == .prepared }
+
+    /// Active time on to `now`.
+    public func activeDuration(at now: EmulatedInstant) -> EmulatedDuration {
+        active + (activeSince.map { now - $0 } ?? .zero)
+    }
+
+    /// Active time stops accruing (a pause, a stop, the end of collection).
+    mutating func pauseActive(at instant: EmulatedInstant) {
+        if let since = activeSince { active += max(.zero, instant - since) }
+        activeSince = nil
+        nextSampleAt = nil
+    }
+
+    /// Active time accrues from `instant` when the session runs and the builder collects.
+    mutating func resumeActive(at instant: EmulatedInstant, interval: EmulatedDuration) {
+        guard state == .running, collecting != nil, collectionEnd == nil, activeSince == nil else { return }
+        activeSince = instant
+        nextSampleAt = instant + interval
+    }
+}
+
+/// The hosted app's requests of its workout session and builder.
+extension WatchModel {
+    /// An activity PairSim's sensor knows by name, else a moderate steady one.
+    static func sensorActivity(_ name: String) -> Activity {
+        Activity.named(name) ?? Activity(name: name, steadyHeartRate: 125, variability: 4, intervalSeconds: 0)
+    }
+
+    mutating func handleWorkout(_ session: Int, _ request: WorkoutRequest, now: EmulatedInstant) -> [NodeAction] {
+        let interval = topology.watch.heartRateInterval
+        // A session of the app's own, or a new one; another session still under way refuses it.
+        func current(_ activity: String) -> HostedWorkout? {
+            if let workout, workout.session == session { return workout }
+            if let workout, workout.state != .ended, workout.state != .notStarted { return nil }
+            hostedSessions += 1
+            return HostedWorkout(session: session, number: hostedSessions, activity: Self.sensorActivity(activity), seed: seed)
+        }
+        switch request {
+        case .prepare(let activity), .startActivity(let activity, _):
+            guard var w = current(activity) else {
+                call(.workoutSessionFailed(session: session, error: "errorAnotherWorkoutSessionStarted"))
+                return [event(.workoutSession, now, level: .warning, ["session": .int(hostedSessions), "error": "errorAnotherWorkoutSessionStarted",
+                                                                      "reason": "another workout session is under way"])]
+            }
+            workout = w
+            if case .prepare = request {
+                guard w.state == .notStarted else { return [] }
+                return transition(&w, to: .prepared, at: now)
+            }
+            guard w.state == .notStarted || w.state == .prepared, case .startActivity(_, let at) = request else { return [] }
+            var actions = transition(&w, to: .running, at: at)
+            w.resumeActive(at: max(at, now), interval: interval)
+            workout = w
+            actions.append(event(.workoutStarted, now, ["activity": .string(w.activity.name), "session": .int(w.number)]))
+            return actions
+        case .pause, .resume, .stopActivity, .end:
+            guard var w = workout, w.session == session else { return [] }
+            let from = w.state
+            switch request {
+            case .pause where from == .running:
+                w.pauseActive(at: now)
+                return transition(&w, to: .paused, at: now) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
+            case .resume where from == .paused:
+                var actions = transition(&w, to: .running, at: now)
+                w.resumeActive(at: now, interval: interval)
+                workout = w
+                actions.append(event(.workoutResumed, now, ["activity": .string(w.activity.name)]))
+                return actions
+            case .stopActivity(let at) where from == .running || from == .paused:
+                w.pauseActive(at: max(at, now))
+                return transition(&w, to: .stopped, at: at)
+            case .end where from != .ended:
+                w.pauseActive(at: now)
+                return transition(&w, to: .ended, at: now)
+            default:
+                return []
+            }
+        case .beginCollection(let id, let at, let types):
+            guard var w = workout, w.session == session, w.collectionStart == nil else {
+                call(.done(id: id, error: "errorInvalidArgument"))
+                return []
+            }
+            w.collecting = types
+            w.collectionStart = at
+            w.resumeActive(at: max(at, now), interval: interval)
+            workout = w
+            call(.done(id: id, error: nil))
+            return []
+        case .endCollection(let id, let at):
+            guard var w = workout, w.session == session, w.collectionStart != nil, w.collectionEnd == nil else {
+                call(.done(id: id, error: "errorInvalidArgument"))
+                return []
+            }
+            w.pauseActive(at: max(at, now))
+            w.collectionEnd = at
+            workout = w
+            call(.done(id: id, error: nil))
+            return []
+        case .finish(let id):
+            return finishHostedWorkout(session, id: id, now: now)
+        case .discard:
+            guard var w = workout, w.session == session else { return [] }
+            w.pauseActive(at: now)
+            w.finished = true
+            workout = w
+            return [event(.workoutSession, now, ["session": .int(w.number), "discarded": true])]
+        }
+    }
+
+    /// The session changes state: the app hears it (`workoutSession(_:didChangeTo:from:date:)`).
+    mutating func transition(_ w: inout HostedWorkout, to state: WorkoutSessionState, at date: EmulatedInstant) -> [NodeAction] {
+        let from = w.state
+        w.state = state
+        workout = w
+        call(.workoutSessionChanged(session: w.session, to: state, from: from, date: date))
+        return [event(.workoutSession, date, ["session": .int(w.number), "from": .string(from.name), "to": .string(state.name)])]
+    }
+
+    /// `finishWorkout()`: the HKWorkout over the collection's interval, saved and synced; the
+    /// samples collected before it are in the store already.
+    mutating func finishHostedWorkout(_ session: Int, id: Int, now: EmulatedInstant) -> [NodeAction] {
+        guard var w = workout, w.session == session, !w.finished, let start = w.collectionStart else {
+            call(.workoutFinished(id: id, workout: nil, error: "errorInvalidArgument"))
+            return []
+        }
+        guard let end = w.collectionEnd else {
+            // Apple: call endCollection(withEnd:) before finishWorkout().
+            call(.workoutFinished(id: id, workout: nil, error: "errorInvalidArgument"))
+            return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name),
+                                                                       "reason": "finishWorkout() before endCollection(withEnd:)"])]
+        }
+        if failNextFinish {
+            failNextFinish = false
+            counters.failedFinishes += 1
+            call(.workoutFinished(id: id, workout: nil, error: "errorDatabaseInaccessible"))
+            return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name), "reason": "finishWorkout() failed (fail-finish)",
+                                                                       "samples": .int(Int64(w.samples))])]
+        }
+        w.finished = true
+        workout = w
+        let energy = w.collecting?.contains(.activeEnergyBurned) == true ? w.energy.roundedToTenth : nil
+        let made = Workout(uuid: uuids.next(at: now), activity: w.activity.name, start: start, end: max(end, start),
+                           activeDuration: w.active, activeEnergy: energy, source: .watchApp)
+        let (saved, ops) = store.save(workouts: [made], samples: [])
+        counters.workoutsFinished += 1
+        call(.workoutFinished(id: id, workout: made, error: nil))
+        var fields: JSONObject = ["uuid": .string(made.uuid.text), "activity": .string(made.activity),
+                                  "duration": .string(w.active.description), "samples": .int(Int64(w.samples))]
+        if let energy { fields.append("activeEnergy", .double(energy)) }
+        return ops.map(NodeAction.persist) + [event(.workoutFinished, now, fields)]
+            + sendObjects(HealthObjectsBatch(workouts: saved.workouts), now: now)
+    }
+
+    /// The sensor's readings that came due: saved, synced, and handed to the builder.
+    mutating func collectLive(now: EmulatedInstant) -> [NodeAction] {
+        guard var w = workout, let types = w.collecting, var due = w.nextSampleAt, due <= now else { return [] }
+        let interval = topology.watch.heartRateInterval
+        var made: [HealthSample] = []
+        while due <= now {
+            let t = (w.active + (due - (w.activeSince ?? due))).seconds
+            let rate = heartRate.liveValue(activity: w.activity, steady: w.steady, t: t, noise: &w.noise, random: &w.random)
+            if types.contains(.heartRate) {
+                made.append(HealthSample(uuid: uuids.next(at: due), type: .heartRate, start: due, end: due, value: rate, source: .watchApp))
+            }
+            if types.contains(.activeEnergyBurned) {
+                let kcal = HeartRateGenerator.activeEnergy(heartRate: rate, seconds: interval.seconds)
+                w.energy += kcal
+                made.append(HealthSample(uuid: uuids.next(at: due), type: .activeEnergyBurned, start: due - interval, end: due,
+                                         value: (kcal * 1_000).rounded() / 1_000, source: .watchApp))
+            }
+            w.readings += 1
+            due += interval
+        }
+        w.nextSampleAt = due
+        w.samples += made.count
+        workout = w
+        guard !made.isEmpty else { return [] }
+        let (saved, ops) = store.save(workouts: [], samples: made)
+        counters.samplesWritten += saved.samples.count
+        call(.workoutCollected(session: w.session, samples: saved.samples))
+        var fields: JSONObject = ["session": .int(w.number), "samples": .int(Int64(saved.samples.count))]
+        if let rate = made.last(where: { $0.type == .heartRate })?.value { fields.append("heartRate", .double(rate)) }
+        return ops.map(NodeAction.persist) + [event(.workoutCollected, now, fields)]
+            + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+
+/// A watch app of the developer's on the watch (R: A8, A9): the boundary with it, as the phone
+/// has one (`PhonePlatform+App`). The app's process is launched when the node starts and runs
+/// until the node stops or the app traps; its workout session and live builder are the watch's
+/// (`HostedWorkout`); its WatchConnectivity requests are handled as the phone's are (`WCAppHost`).
+extension WatchModel: WCAppHost {
+    /// The hosted app runs with its session activated, and is reachable (on screen or in a workout).
+    var appHearsWatchConnectivity: Bool { appRunning && wc.activated && watchAppRuns }
+
+    mutating func withSession<T>(_ body: (inout WCSessionCore, inout SyncEngine) -> T) -> T { body(&wc, &sync) }
+
+    /// The watch's own side of a link: its app runs and the phone is in range.
+    func ownReachable(now: EmulatedInstant) -> Bool { ownLink(now: now) }
+
+    /// Queues a call for the hosted app; dropped when its process does not run.
+    mutating func call(_ call: AppCall) {
+        if appRunning { appCalls.append(call) }
+    }
+
+    /// A fresh token for a reply handler, a query or a timer.
+    mutating func token() -> Int {
+        nextToken += 1
+        return nextToken
+    }
+
+    /// The calls for the app since the last take, in order (the driver delivers them).
+    public mutating func takeAppCalls() -> [AppCall] {
+        defer { appCalls = [] }
+        return appCalls
+    }
+
+    /// The app's answer to user action `id`, once it gave one.
+    public mutating func takeReply(_ id: Int) -> (ok: Bool, text: String)? {
+        replies.removeValue(forKey: id)
+    }
+
+    /// A user action for the hosted app: the driver delivers it; the reply comes as a request.
+    public mutating func userAction(_ command: ParsedCommand) -> Int {
+        let id = token()
+        call(.userAction(id: id, command: command))
+        return id
+    }
+
+    /// The app's process starts (`applicationDidFinishLaunching()`), active when on screen.
+    mutating func launchApp() {
+        appRunning = true
+        call(.launch(background: !wc.foreground, defaults: appDefaults, records: []))
+        if wc.foreground { call(.scenePhase(.active)) }
+    }
+
+    /// When the hosted app next needs the driver: a timer of its clock, or its sensor's next reading.
+    var hostedDeadline: EmulatedInstant? {
+        var next = workout?.nextSampleAt
+        for at in appTimers.values { next = next.earliest(at) }
+        return next
+    }
+
+    /// Time passes for the hosted app: its timers fire, its workout's sensor reads.
+    mutating func advanceHostedApp(now: EmulatedInstant) -> [NodeAction] {
+        let actions = collectLive(now: now)
+        if !appTimers.isEmpty {
+            for (id, at) in appTimers.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) where at <= now {
+                appTimers[id] = nil
+                call(.timer(id: id))
+            }
+        }
+        return actions
+    }
+
+    /// Everything the hosted app asked while handling a call, in order.
+    public mutating func handle(_ requests: [AppRequest], answering _: AppCall, now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        for request in requests {
+            switch request {
+            case .executeObserver, .stopQuery, .complete:
+                actions.append(unsupported("HKObserverQuery", "observer queries on the watch are not modelled yet: the handler is never called", now: now))
+            case .enableBackgroundDelivery(let id, _, _), .disableBackgroundDelivery(let id, _):
+                actions.append(unsupported("enableBackgroundDelivery", "background delivery on the watch is not modelled yet: it never wakes the app", now: now))
+                call(.done(id: id, error: nil))
+            case .requestAuthorization(let id):
+                call(.done(id: id, error: nil))
+            case .query(let id, let spec):
+                call(.queryResult(id: id, HealthReads(store: store, denied: []).answer(spec)))
+            case .save(let id, let batch):
+                actions += appSave(id, batch, now: now)
+            case .delete(let id, let objects):
+                actions += appDelete(id, objects, now: now)
+            case .scheduleTimer(let id, let at):
+                appTimers[id] = max(at, now)
+            case .cancelTimer(let id):
+                appTimers[id] = nil
+            case .postNotification(let title, let body, let info):
+                var fields: JSONObject = ["title": .string(title), "body": .string(body)]
+                for member in info.members where fields[member.key] == nil { fields.append(member.key, member.value) }
+                actions.append(event(.notificationPosted, now, fields))
+            case .setDefault(let key, let value):
+                appDefaults[key] = value
+            case .saveRecords(let made):
+                let valid = made.filter { $0.start >= .zero && $0.duration >= .zero && $0.wireProblem == nil }
+                if valid.count < made.count {
+                    actions.append(misbehaved("invalid-record", "\(made.count - valid.count) record(s) not saved", now: now))
+                }
+                let (saved, ops) = records.save(valid.map { var record = $0; record.source = .watchApp; return record })
+                counters.recordsSaved += saved.count
+                actions += ops.map(NodeAction.persist) + StoreEvents.records(saved: saved, deleted: [], node: .watch, now: now)
+                actions += exportLater(saved: saved, now: now)
+            case .deleteRecords(let ids):
+                let (removed, ops) = records.delete(ids)
+                actions += ops.map(NodeAction.persist) + StoreEvents.records(saved: [], deleted: removed, node: .watch, now: now)
+                actions += exportLater(deleted: removed, now: now)
+            case .log(let name, let level, let fields):
+                actions.append(.emit(Event(at: now, node: .watch, name: name, level: level, fields: fields, byApp: true)))
+            case .count(let name, let amount):
+                appCounters[name, default: 0] += amount
+            case .reply(let id, let ok, let text):
+                replies[id] = (ok, text)
+            case .misbehaved(let kind, let detail):
+                actions.append(misbehaved(kind, detail, now: now))
+            case .crashed(let signal, let during):
+                actions += appCrashed(signal: signal, during: during, now: now)
+            case .wcActivate, .wcSendMessage, .wcReplyToMessage, .wcTransfer, .wcCancelTransfer, .wcUpdateContext:
+                actions += handleWatchConnectivity(request, now: now)
+            case .workout(let session, let asked):
+                actions += handleWorkout(session, asked, now: now)
+            }
+        }
+        return actions + refreshReachability(now: now)
+    }
+
+    /// The app finished handling what it was handed (nothing waits on it on the watch yet).
+    public mutating func appSettled(now: EmulatedInstant) -> [NodeAction] { [] }
+
+    /// Why the hosted app cannot take a user action now (nil: it can).
+    public func userActionRefusal(_ verb: String) -> String? {
+        appRunning ? nil : "\(verb): the watch app is not running (it crashed); restart the node"
+    }
+
+    func unsupported(_ api: String, _ detail: String, now: EmulatedInstant) -> NodeAction {
+        event(.appUnsupported, now, level: .warning, ["api": .string(api), "detail": .string(detail)])
+    }
+
+    mutating func misbehaved(_ kind: String, _ detail: String, now: EmulatedInstant) -> NodeAction {
+        appMisbehaviours += 1
+        return event(.appMisbehaved, now, level: .warning, ["kind": .string(kind), "detail": .string(detail)])
+    }
+
+    /// The app saves objects: the watch app's, saved in the watch's store and synced to the phone.
+    mutating func appSave(_ id: Int, _ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
+        if let problem = PhonePlatform.invalid(batch) {
+            call(.done(id: id, error: "errorInvalidArgument"))
+            return [event(.hkSaveFailed, now, level: .warning, ["reason": .string("invalid object: \(problem)")])]
+        }
+        var own = batch
+        for index in own.workouts.indices { own.workouts[index].source = .watchApp }
+        for index in own.samples.indices { own.samples[index].source = .watchApp }
+        let (saved, ops) = store.save(workouts: own.workouts, samples: own.samples)
+        counters.samplesWritten += saved.samples.count
+        call(.done(id: id, error: nil))
+        return ops.map(NodeAction.persist) + StoreEvents.health(saved: saved, deleted: [], node: .watch, now: now)
+            + sendObjects(HealthObjectsBatch(workouts: saved.workouts, samples: saved.samples), now: now)
+    }
+
+    /// The app deletes objects: only its app group's (R: H5), deleted on the phone too.
+    mutating func appDelete(_ id: Int, _ objects: [DeletedObject], now: EmulatedInstant) -> [NodeAction] {
+        var failure: String?
+        var allowed: [DeletedObject] = []
+        for object in objects {
+            if let source = store.source(of: object) {
+                if source.isOwnAppGroup { allowed.append(object) } else { failure = failure ?? "not authorized: written by \(source.name), not this app group" }
+            } else {
+                failure = failure ?? "not found in HealthKit (already deleted?)"
+            }
+        }
+        var actions: [NodeAction] = []
+        if !allowed.isEmpty {
+            let (deleted, ops) = store.delete(allowed, now: now)
+            actions += ops.map(NodeAction.persist) + StoreEvents.health(saved: HealthStore.SaveResult(), deleted: deleted, node: .watch, now: now)
+            actions += sendObjects(HealthObjectsBatch(deleted: deleted), now: now)
+        }
+        if let failure { actions.append(event(.hkDeleteFailed, now, level: .warning, ["reason": .string(failure)])) }
+        call(.done(id: id, error: failure == nil ? nil : "errorInvalidArgument"))
+        return actions
+    }
+
+    /// The app trapped: its process ends, as a crash does on a device (R: A6), and its workout
+    /// session with it (relaunch and `recoverActiveWorkoutSession` are not modelled yet).
+    mutating func appCrashed(signal: Int32, during: String, now: EmulatedInstant) -> [NodeAction] {
+        appMisbehaviours += 1
+        let name = [4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"][signal] ?? "signal \(signal)"
+        var actions = [event(.appCrashed, now, level: .error, [
+            "signal": .string(name), "during": .string(during),
+            "reason": "the app's code trapped (Swift prints why on the node's stderr); its process ended",
+        ])]
+        if var current = workout, current.state != .ended {
+            let from = current.state
+            current.pauseActive(at: now)
+            current.state = .ended
+            current.nextSampleAt = nil
+            workout = current
+            actions.append(event(.workoutSession, now, level: .warning, ["session": .int(current.number), "from": .string(from.name),
+                                                                         "to": "ended", "reason": "the app crashed"]))
+        }
+        appRunning = false
+        appCalls = []
+        appTimers = [:]
+        wcReplyTokens = [:]
+        wc.processEnded()
+        return actions
+    }
+}

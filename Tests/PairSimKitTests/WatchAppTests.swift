@@ -1,0 +1,271 @@
+import Foundation
+import Testing
+@testable import PairSimCore
+@testable import PairSimKit
+
+/// A watch app written as watchOS workout apps are, that logs what WatchKit, its session and its
+/// builder tell it.
+final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLiveWorkoutBuilderDelegate, WCSessionDelegate {
+    let log: ScriptedApp.Log
+    /// The broken variant: finishWorkout() without endCollection first.
+    let endsCollection: Bool
+    let healthStore = HKHealthStore()
+    var session: HKWorkoutSession?
+    var builder: HKLiveWorkoutBuilder?
+
+    init(log: ScriptedApp.Log, endsCollection: Bool = true) {
+        self.log = log
+        self.endsCollection = endsCollection
+    }
+
+    func applicationDidFinishLaunching() {
+        log.lines.append("didFinishLaunching")
+        WCSession.default.delegate = self
+        WCSession.default.activate()
+    }
+    func applicationDidBecomeActive() { log.lines.append("didBecomeActive") }
+    func applicationWillResignActive() { log.lines.append("willResignActive") }
+    func applicationWillEnterForeground() { log.lines.append("willEnterForeground") }
+    func applicationDidEnterBackground() { log.lines.append("didEnterBackground") }
+
+    func perform(_ action: UserAction) async throws -> String {
+        switch action.verb {
+        case "start":
+            let configuration = HKWorkoutConfiguration()
+            configuration.activityType = .running
+            let session = try HKWorkoutSession(healthStore: healthStore, configuration: configuration)
+            let builder = session.associatedWorkoutBuilder()
+            builder.dataSource = HKLiveWorkoutDataSource(healthStore: healthStore, workoutConfiguration: configuration)
+            session.delegate = self
+            builder.delegate = self
+            self.session = session
+            self.builder = builder
+            session.startActivity(with: Date())
+            try await builder.beginCollection(at: Date())
+            return "started"
+        case "pause":
+            session?.pause()
+            return "paused"
+        case "resume":
+            session?.resume()
+            return "resumed"
+        case "end":
+            session?.end()
+            return "ending"
+        case "stats":
+            guard let builder else { return "none" }
+            let bpm = HKUnit.count().unitDivided(by: .minute())
+            let heartRate = builder.statistics(for: HKQuantityType(.heartRate))
+            let energy = builder.statistics(for: HKQuantityType(.activeEnergyBurned))
+            return "elapsed=\(Int(builder.elapsedTime)) hr.last=\(heartRate?.mostRecentQuantity()?.doubleValue(for: bpm) ?? 0)"
+                + " hr.min=\(heartRate?.minimumQuantity()?.doubleValue(for: bpm) ?? 0) hr.max=\(heartRate?.maximumQuantity()?.doubleValue(for: bpm) ?? 0)"
+                + " energy=\(energy?.sumQuantity()?.doubleValue(for: .kilocalorie()) ?? 0) events=\(builder.workoutEvents.map(\.type.rawValue))"
+        case "second":
+            let other = try HKWorkoutSession(healthStore: healthStore, configuration: HKWorkoutConfiguration())
+            other.delegate = self
+            other.startActivity(with: Date())
+            return "second"
+        case "send":
+            WCSession.default.sendMessage(["n": 1], replyHandler: { [log] reply in log.lines.append("reply \(reply["echo"] ?? "?")") },
+                                          errorHandler: { [log] error in log.lines.append("send error \(error)") })
+            return "sent"
+        case "trap":
+            let values: [Int] = []
+            return "\(values[1])"
+        default:
+            throw AppError("unknown \(action.verb)")
+        }
+    }
+
+    func workoutSession(_ workoutSession: HKWorkoutSession, didChangeTo toState: HKWorkoutSessionState,
+                        from fromState: HKWorkoutSessionState, date: Date) {
+        log.lines.append("session \(fromState.rawValue)→\(toState.rawValue)")
+        guard toState == .ended, let builder else { return }
+        let finish = {
+            builder.finishWorkout { workout, error in
+                self.log.lines.append(workout.map { "saved \(Int($0.duration))s" } ?? "finish failed \((error as? HKError)?.code.rawValue ?? -1)")
+            }
+        }
+        if endsCollection { builder.endCollection(withEnd: date) { _, _ in finish() } } else { finish() }
+    }
+
+    func workoutSession(_ workoutSession: HKWorkoutSession, didFailWithError error: Error) {
+        log.lines.append("session failed \((error as? HKError)?.code == .errorAnotherWorkoutSessionStarted ? "anotherWorkoutSessionStarted" : "\(error)")")
+    }
+
+    func workoutBuilder(_ workoutBuilder: HKLiveWorkoutBuilder, didCollectDataOf collectedTypes: Set<HKSampleType>) {
+        log.lines.append("collected \(collectedTypes.count)")
+    }
+
+    func workoutBuilderDidCollectEvent(_ workoutBuilder: HKLiveWorkoutBuilder) {
+        log.lines.append("event \(workoutBuilder.workoutEvents.last?.type.rawValue ?? 0)")
+    }
+}
+
+/// A hosted watch app and the phone (with `SessionApp`) joined in memory.
+struct HostedPair {
+    var watch: WatchNode
+    var phone: PhoneNode
+    var now = EmulatedInstant.zero
+    var events: [Event] = []
+    let watchLog = ScriptedApp.Log()
+    let phoneLog = ScriptedApp.Log()
+
+    init(endsCollection: Bool = true) {
+        let topology = Phone.topology
+        let watchLog = self.watchLog, phoneLog = self.phoneLog
+        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap"]
+        watch = WatchNode(topology: topology, boot: "w1",
+                          app: AppRegistration(name: "logging-workout", summary: "test", actions: verbs.map { UserActionSpec($0, "", "") },
+                                               makeWatchApp: { LoggingWorkoutApp(log: watchLog, endsCollection: endsCollection) }))
+        phone = PhoneNode(topology: topology, boot: "p1",
+                          app: AppRegistration(name: "session", summary: "test", actions: ["send"].map { UserActionSpec($0, "", "") },
+                                               make: { SessionApp(log: phoneLog) }))
+        take(watch.start(now: now), from: .watch)
+        take(phone.start(now: now), from: .phone)
+        take(watch.peerConnected(now: now), from: .watch)
+        take(phone.peerConnected(now: now), from: .phone)
+    }
+
+    mutating func take(_ actions: [NodeAction], from node: NodeName) {
+        events += actions.events
+        for case .publish(let frame) in actions {
+            let frames = [Array(frame.topic.utf8), frame.payload]
+            if node == .watch { take(phone.receive(frames: frames, now: now), from: .phone) } else { take(watch.receive(frames: frames, now: now), from: .watch) }
+        }
+    }
+
+    @discardableResult
+    mutating func watch(_ text: String) -> CommandResult {
+        let result = watch.handle(commandText: text, now: now)
+        take(result.actions, from: .watch)
+        return result
+    }
+
+    mutating func advance(_ duration: EmulatedDuration) {
+        let target = now + duration
+        while let next = [watch.nextDeadline, phone.nextDeadline].compactMap({ $0 }).min(), next <= target {
+            now = max(now, next)
+            take(watch.advance(to: now), from: .watch)
+            take(phone.advance(to: now), from: .phone)
+        }
+        now = target
+        take(watch.advance(to: now), from: .watch)
+        take(phone.advance(to: now), from: .phone)
+    }
+
+    func named(_ name: String, node: NodeName? = nil) -> [Event] { events.filter { $0.name == name && (node == nil || $0.node == node) } }
+}
+
+@Suite("A developer's watch app on the watch")
+struct WatchAppTests {
+    @Test("WatchKit's delegate hears launch and every move between background and foreground, in watchOS's order")  // R: A8
+    func lifecycle() {
+        var pair = HostedPair()
+        #expect(pair.watchLog.lines == ["didFinishLaunching"])
+        #expect(pair.watch("foreground").ok)
+        #expect(pair.watch("background").ok)
+        #expect(pair.watchLog.lines == ["didFinishLaunching", "willEnterForeground", "didBecomeActive", "willResignActive", "didEnterBackground"])
+        let started = pair.events.first { $0.node == .watch && $0.name == "node.started" }
+        #expect(started?["appName"]?.stringValue == "logging-workout")
+    }
+
+    @Test("the live builder collects the sensor's readings as they come; the phone has them before the workout ends; finishWorkout saves it")  // R: A9
+    func liveWorkout() throws {
+        var pair = HostedPair()
+        #expect(pair.watch("start").reply == "started")
+        #expect(pair.watchLog.lines.contains("session 1→2"))
+        pair.advance(.minutes(2))
+        // Every 5 s of active time: heart rate and energy, saved on the watch, synced, and handed to the builder.
+        let collected = pair.watchLog.lines.filter { $0.hasPrefix("collected") }.count
+        #expect(collected == 24, "\(collected)")
+        let onPhone = pair.phone.platform.store.sampleCount
+        #expect(onPhone >= 40, "the phone has the workout's samples while it runs: \(onPhone)")
+        #expect(pair.named("workout.finished").isEmpty)
+        #expect(pair.watch("pause").ok)
+        pair.advance(.minutes(1))
+        #expect(pair.watch("resume").ok)
+        pair.advance(.minutes(1))
+        let stats = pair.watch("stats").reply
+        #expect(stats.hasPrefix("elapsed=180 "), "pauses are not elapsed time: \(stats)")
+        #expect(stats.contains("events=[1, 2]"), "a pause and a resume event: \(stats)")
+        let hr = try #require(Double(stats.split(separator: " ").first { $0.hasPrefix("hr.last=") }!.dropFirst(8)))
+        #expect((60...210).contains(hr))
+        #expect(pair.watchLog.lines.contains("event 1") && pair.watchLog.lines.contains("event 2"))
+        #expect(pair.watch("end").ok)
+        #expect(pair.watchLog.lines.contains("session 2→3"))
+        #expect(pair.watchLog.lines.contains("saved 180s"), "\(pair.watchLog.lines.suffix(4))")
+        pair.advance(.minutes(1))
+        let finished = try #require(pair.named("workout.finished").first)
+        #expect(pair.phone.platform.store.workoutCount == 1)
+        #expect(pair.watch.store.workoutCount == 1)
+        #expect(finished["activeEnergy"] != nil)
+        // No readings once the session ended.
+        let readings = pair.named("workout.collected").count
+        pair.advance(.minutes(1))
+        #expect(pair.named("workout.collected").count == readings)
+    }
+
+    @Test("one session at a time: a second fails with errorAnotherWorkoutSessionStarted")  // R: A9
+    func oneSessionAtATime() {
+        var pair = HostedPair()
+        pair.watch("start")
+        pair.watch("second")
+        #expect(pair.watchLog.lines.last == "session failed anotherWorkoutSessionStarted")
+    }
+
+    @Test("a broken app that calls finishWorkout() before endCollection saves no workout, and the log says why")  // R: A9
+    func finishBeforeEndCollection() {
+        var pair = HostedPair(endsCollection: false)
+        pair.watch("start")
+        pair.advance(.minutes(1))
+        pair.watch("end")
+        #expect(pair.watchLog.lines.last == "finish failed \(HKError.Code.errorInvalidArgument.rawValue)")
+        #expect(pair.watch.store.workoutCount == 0)
+        #expect(pair.named("workout.finish.failed").first?["reason"]?.stringValue == "finishWorkout() before endCollection(withEnd:)")
+    }
+
+    @Test("the built-in watch app's commands are refused while a developer's app runs; its own actions and the platform's commands work")  // R: A8
+    func commands() {
+        var pair = HostedPair()
+        let refused = pair.watch("start-workout running")
+        #expect(!refused.ok && refused.reply.contains("the watch runs the app \"logging-workout\""))
+        #expect(pair.watch("write-sample hr 70").ok)
+        let help = pair.watch("help")
+        #expect(help.ok && help.reply.contains("logging-workout's actions") && help.reply.contains("stats"))
+        #expect(pair.watch("status").reply.contains("app: logging-workout (running)"))
+    }
+
+    @Test("the watch app's WCSession: a message reaches the phone app, whose reply comes back, while its workout keeps it reachable")  // R: A9
+    func watchConnectivity() {
+        var pair = HostedPair()
+        pair.watch("start")
+        pair.advance(.seconds(10))
+        pair.watch("send")
+        pair.advance(.seconds(10))
+        #expect(pair.phoneLog.lines.contains("message 1"))
+        #expect(pair.watchLog.lines.contains("reply 1"), "\(pair.watchLog.lines.suffix(5))")
+    }
+
+    @Test("a trap in the watch app ends its process and its workout session; the watch goes on")  // R: A8
+    func trap() {
+        // On a thread of its own, as a node's loop is: a trap abandons a task's frames, which
+        // Swift's pool threads do not survive (PlatformWithScriptedAppTests.trapInTask).
+        final class Outcome: @unchecked Sendable { var lines: [String] = [] }
+        let outcome = Outcome(), done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var pair = HostedPair()
+            pair.watch("start")
+            let result = pair.watch("trap")
+            outcome.lines.append("trap ok=\(result.ok) crashed=\(result.reply.contains("crashed"))")
+            outcome.lines.append("app.crashed \(pair.named("app.crashed", node: .watch).count)")
+            outcome.lines.append("session \(pair.named("workout.session").last?["to"]?.stringValue ?? "?")")
+            outcome.lines.append("stats ok=\(pair.watch("stats").ok)")
+            outcome.lines.append("write-sample ok=\(pair.watch("write-sample hr 70").ok)")
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(outcome.lines == ["trap ok=false crashed=true", "app.crashed 1", "session ended", "stats ok=false", "write-sample ok=true"])
+    }
+}
