@@ -80,7 +80,7 @@ let package = Package(
             name: "PairSimNode",
             dependencies: [
                 "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimCore", "PairSimConfig", "PairSimKit", "PairSimApps",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PairSimHealthExport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

@@ -70,6 +70,9 @@ fi
 # (undefined symbols) until the manifest is touched (seen here: a new SyncEngine+Status.swift).
 phase "building Examples/MyHealthApp"
 touch Examples/MyHealthApp/Package.swift
+# The build plan in .build is the root package's: without it gone SwiftPM may keep that plan and
+# build nothing of the example (seen here after renaming its executable).
+rm -f .build/debug.yaml
 swift build --package-path Examples/MyHealthApp --scratch-path "$PWD/.build"
 bin="$(swift build --show-bin-path)"
 
@@ -88,9 +91,15 @@ phase "swarm: nemesis seeds in simulation"
 "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 12 --nemesis
 
-# The example's scenario in its own simulator, then on real processes through --phone-bin, in
-# stepped time (the run's timing is the topology's, however busy the machine).
-phase "Examples/MyHealthApp: simulate and run"
-"$bin/my-phone-node" simulate Examples/MyHealthApp/Scenarios/hrv-drop.yaml
+# The example's scenarios with its one executable, which is both nodes and every topology
+# subcommand: in its simulator, over nemesis seeds, and on real processes in stepped time (the
+# run's timing is the topology's, however busy the machine); then its phone half through
+# `topology run --phone-bin`, as packages written before it was both nodes do.
+phase "Examples/MyHealthApp: simulate, swarm and run"
+for scenario in hrv-drop workout-to-phone; do
+  "$bin/my-health" simulate "Examples/MyHealthApp/Scenarios/$scenario.yaml"
+  "$bin/my-health" run "Examples/MyHealthApp/Scenarios/$scenario.yaml" --clock stepped --dir "$(mktemp -d)"
+done
+"$bin/my-health" swarm Examples/MyHealthApp/Scenarios/workout-to-phone.yaml --seeds 16 --nemesis
 "$bin/topology" run Examples/MyHealthApp/Scenarios/hrv-drop.yaml \
-  --phone-bin "$bin/my-phone-node" --clock stepped --dir "$(mktemp -d)"
+  --phone-bin "$bin/my-health" --clock stepped --dir "$(mktemp -d)"

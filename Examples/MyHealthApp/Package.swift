@@ -18,7 +18,11 @@ let package = Package(
         // PAIRSIM_IOS: code under `#if os(iOS) || PAIRSIM_IOS` compiles here too (docs/APPS.md).
         .target(name: "MyHealthApp", dependencies: [.product(name: "PairSimKit", package: pairSim)],
                 swiftSettings: [.swiftLanguageMode(.v5), .define("PAIRSIM_IOS")]),
-        // A phone-node that runs your app (and PairSim's), and its simulator: `my-phone-node simulate FILE`.
-        .executableTarget(name: "my-phone-node", dependencies: ["MyHealthApp", .product(name: "PairSimNode", package: pairSim)]),
+        // Your watch app, the same way: PAIRSIM_WATCHOS keeps `#if os(watchOS) || PAIRSIM_WATCHOS` code alive.
+        .target(name: "MyWatchApp", dependencies: [.product(name: "PairSimKit", package: pairSim)],
+                swiftSettings: [.swiftLanguageMode(.v5), .define("PAIRSIM_WATCHOS")]),
+        // One executable with both apps (and PairSim's): both nodes and every `topology` subcommand,
+        // e.g. `my-health simulate Scenarios/workout-to-phone.yaml`.
+        .executableTarget(name: "my-health", dependencies: ["MyHealthApp", "MyWatchApp", .product(name: "PairSimNode", package: pairSim)]),
     ]
 )

@@ -76,7 +76,7 @@ public struct SimulateCommand: ParsableCommand {
         let outcome = ScenarioOutcome(
             scenario: scenario.name, mode: nemesis ? "simulate --nemesis" : "simulate", seed: simulator.seed, duration: simulator.duration,
             events: simulator.events, verdicts: verdicts, failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phoneStore))
-        let reproduce = "topology simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
+        let reproduce = "\(SwarmResults.programName) simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
             + (app.map { " --app \($0)" } ?? "") + (nemesis ? " --nemesis" : "")
         if let report { try ReportWriter.write(outcome, to: report) }
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)

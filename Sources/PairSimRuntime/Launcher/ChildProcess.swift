@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import PairSimCore
 import ZeroMQ
 
@@ -177,7 +178,7 @@ public struct NodeLaunch: Sendable {
     public var color: Bool?
     /// The launcher's pid: the node exits when that process is gone.
     public var parentPID: Int32?
-    /// The phone's app (`--app`).
+    /// The node's app (`--app`).
     public var app: String?
     /// The launcher's stepped clock (`--stepped-clock`): then neither epoch nor time scale is passed.
     public var steppedClock: String?
@@ -201,19 +202,27 @@ public struct NodeLaunch: Sendable {
         if fresh { arguments.append("--fresh") }
         if let color { arguments += ["--color", color ? "always" : "never"] }
         if let parentPID { arguments += ["--parent-pid", String(parentPID)] }
-        if node == .phone, let app { arguments += ["--app", app] }
+        if let app { arguments += ["--app", app] }
         return arguments
     }
 
-    /// The node's executable in `binDirectory`, or `phoneBinary` for the phone when given.
+    /// A developer's own executable that serves as both nodes (`PairSimNodeMain`): set, every node
+    /// is started as `<it> watch-node …` / `<it> phone-node …`, so the launcher never pairs the
+    /// wrong binaries.
+    public static let servesBothNodes = Mutex<String?>(nil)
+
+    /// The node's executable in `binDirectory`, or `phoneBinary` for the phone when given, or the
+    /// executable that serves both nodes.
     public static func executable(_ node: NodeName, binDirectory: String, phoneBinary: String? = nil) -> String {
-        node == .phone ? phoneBinary ?? "\(binDirectory)/phone-node" : "\(binDirectory)/\(node)-node"
+        if let both = servesBothNodes.withLock({ $0 }) { return both }
+        return node == .phone ? phoneBinary ?? "\(binDirectory)/phone-node" : "\(binDirectory)/\(node)-node"
     }
 
     /// Starts the node.
     public func start(binDirectory: String, phoneBinary: String? = nil, output: ChildProcess.Output, stdin: Pipe? = nil,
                       onExit: (@Sendable (Int32) -> Void)? = nil) throws -> ChildProcess {
-        try ChildProcess(name: "\(node)-node", executable: Self.executable(node, binDirectory: binDirectory, phoneBinary: phoneBinary),
-                         arguments: arguments, output: output, stdin: stdin, onExit: onExit)
+        let subcommand = Self.servesBothNodes.withLock { $0 } == nil ? [] : ["\(node)-node"]
+        return try ChildProcess(name: "\(node)-node", executable: Self.executable(node, binDirectory: binDirectory, phoneBinary: phoneBinary),
+                                arguments: subcommand + arguments, output: output, stdin: stdin, onExit: onExit)
     }
 }

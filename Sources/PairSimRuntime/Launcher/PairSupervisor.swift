@@ -89,7 +89,7 @@ public final class PairSupervisor: Sendable {
             launch.parentPID = getpid()
             launch.color = options.color
             launch.fresh = options.fresh
-            launch.app = options.app
+            if node == .phone { launch.app = options.app }
             do {
                 let prefix = self.prefix(node.rawValue)
                 children[node] = try launch.start(binDirectory: options.binDirectory, phoneBinary: options.phoneBinary,

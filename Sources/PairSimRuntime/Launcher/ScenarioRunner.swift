@@ -64,7 +64,7 @@ public struct ScenarioRunner {
             launch.quiet = true
             launch.fresh = fresh
             launch.parentPID = getpid()
-            launch.app = app
+            if node == .phone { launch.app = app }
             if stepper != nil { launch.steppedClock = steppedPath }
             let child = try launch.start(binDirectory: binDirectory, phoneBinary: phoneBinary, output: .errorsOnly)
             children.append(child)

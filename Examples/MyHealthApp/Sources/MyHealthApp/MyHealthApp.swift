@@ -7,10 +7,15 @@ import PairSimKit
 /// of readings gives one alert; woken in the background it checks at once — a wake lasts seconds,
 /// and a suspended app's timers wait (PairSim shows both).
 ///
+/// It also hears from its watch half (MyWatchApp) the UUID of each workout the watch saved, and
+/// logs the workout once HealthKit has it: the message usually arrives before HealthKit's own
+/// sync of the workout, so the UUID waits (in `UserDefaults`, surviving a relaunch) until the
+/// workout observer says workouts changed.
+///
 /// Written the way Apple's sample code writes it — a `@MainActor` model, `Task { }`,
 /// `Task.sleep(for:)`, `DispatchQueue.main.async`, `Date()` — and PairSim runs all of it on the
 /// app's executor in emulated time: the same seed gives the same log, byte for byte.
-public final class MyHealthApp: PairSimApp {
+public final class MyHealthApp: PairSimApp, WCSessionDelegate {
     public static let registration = AppRegistration(
         name: "my-health-app", summary: "alerts when HRV drops 20 % below its recent average",
         actions: [UserActionSpec("show-hrv", "", "the readings the app has seen and its baseline"),
@@ -34,6 +39,51 @@ public final class MyHealthApp: PairSimApp {
             }
         }
         store.execute(query)
+        // Workouts: the watch's UUIDs wait for HealthKit's copy; the observer says when it came.
+        store.enableBackgroundDelivery(for: .workoutType(), frequency: .immediate) { _, _ in }
+        store.execute(HKObserverQuery(sampleType: .workoutType(), predicate: nil) { [weak self] _, completion, _ in
+            guard let self else { return completion() }
+            Task {
+                await self.resolveWorkouts()
+                completion()
+            }
+        })
+        WCSession.default.delegate = self
+        WCSession.default.activate()
+    }
+
+    // MARK: The watch's workouts
+
+    static let pendingKey = "pendingWorkoutIDs"
+
+    /// UUIDs the watch sent whose workout HealthKit does not have yet.
+    var pendingWorkoutIDs: [String] {
+        get { UserDefaults.standard.stringArray(forKey: Self.pendingKey) ?? [] }
+        set { UserDefaults.standard.set(newValue, forKey: Self.pendingKey) }
+    }
+
+    public func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {}
+
+    public func session(_ session: WCSession, didReceiveMessage message: [String: Any]) { received(message, via: "message") }
+
+    public func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) { received(userInfo, via: "userInfo") }
+
+    func received(_ payload: [String: Any], via: String) {
+        guard let id = payload["workoutID"] as? String, UUID(uuidString: id) != nil else { return }
+        AppLog.event("myapp.workout.announced", ["uuid": .string(id), "via": .string(via)])
+        if !pendingWorkoutIDs.contains(id) { pendingWorkoutIDs.append(id) }
+        Task { await resolveWorkouts() }
+    }
+
+    /// Looks each announced workout up by its UUID; one HealthKit has is logged and forgotten.
+    func resolveWorkouts() async {
+        for id in pendingWorkoutIDs {
+            guard let uuid = UUID(uuidString: id) else { continue }
+            let descriptor = HKSampleQueryDescriptor(predicates: [.workout(HKQuery.predicateForObject(with: uuid))], sortDescriptors: [], limit: 1)
+            guard let workout = try? await descriptor.result(for: store).first else { continue }
+            pendingWorkoutIDs.removeAll { $0 == id }
+            AppLog.event("myapp.workout", ["uuid": .string(id), "minutes": .int(Int(workout.duration / 60))])
+        }
     }
 
     public func scenePhaseDidChange(to phase: AppScenePhase) { onScreen = phase != .background }

@@ -64,7 +64,7 @@ struct Run: ParsableCommand {
         }
         let outcome = try runner.run()
         if let report { try ReportWriter.write(outcome, to: report) }
-        let reproduce = "topology run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "")
+        let reproduce = "\(SwarmResults.programName) run \(file)" + (timeScale.map { " --time-scale \(Self.number($0))" } ?? "")
             + (clockMode == .stepped ? " --clock stepped" : "") + phone.reproduceArguments
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)

@@ -1,0 +1,3 @@
+import PairSimRuntime
+
+WatchNodeCommand.start()
