@@ -25,7 +25,51 @@ public enum Swift6CompatApps {
                         actions: [UserActionSpec("save-hrv", "", "saveAndDeleteHRV()"),
                                   UserActionSpec("errors", "", "describe(_:) of HealthKit's errors")],
                         make: { ErrorsAndUnitsApp() }),
+        AppRegistration(name: "compat-watch-workout",
+                        summary: "WorkoutManager.swift + WatchConnectivityManager.swift: a watchOS 10 workout app (@MainActor, @Observable, AsyncStream)",
+                        actions: [UserActionSpec("start", "", "startWorkout(workoutConfiguration:) of an outdoor run"),
+                                  UserActionSpec("pause", "", "pause()"), UserActionSpec("resume", "", "resume()"),
+                                  UserActionSpec("end", "", "endWorkout()"), UserActionSpec("show", "", "the model's state")],
+                        makeWatchApp: { WatchWorkoutApp() }),
     ]
+}
+
+/// The watch app's delegate and screen: what the app's SwiftUI views would call.
+final class WatchWorkoutApp: PairSimWatchApp {
+    let manager = MainActor.assumeIsolated { WorkoutManager() }
+
+    func applicationDidFinishLaunching() {
+        let manager = self.manager
+        MainActor.assumeIsolated {
+            WatchConnectivityManager.shared.activate()
+            manager.onFinished = { workout in
+                WatchConnectivityManager.shared.sendWorkoutFinished(id: workout.uuid, duration: workout.duration)
+            }
+        }
+        Task { await manager.requestAuthorization() }
+    }
+
+    func perform(_ action: UserAction) async throws -> String {
+        switch action.verb {
+        case "start":
+            let configuration = HKWorkoutConfiguration()
+            configuration.activityType = .running
+            configuration.locationType = .outdoor
+            try await manager.startWorkout(workoutConfiguration: configuration)
+        case "pause": await manager.pause()
+        case "resume": await manager.resume()
+        case "end": await manager.endWorkout()
+        case "show":
+            let manager = self.manager
+            await MainActor.run {
+                print("state \(manager.sessionState.rawValue), elapsed \(Int(manager.elapsedTime)) s, "
+                      + "workout \(manager.workout.map { "\(Int($0.duration / 60)) min" } ?? "none")")
+                print("heart rate \(Int(manager.heartRate)), average \(Int(manager.averageHeartRate)), energy \(Int(manager.activeEnergy)) kcal")
+            }
+        default: throw AppError("unknown action \(action.verb)")
+        }
+        return "done"
+    }
 }
 
 final class DescriptorQueriesApp: PairSimApp {
