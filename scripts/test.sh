@@ -90,6 +90,8 @@ phase "swarm: nemesis seeds in simulation"
 "$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 12 --nemesis
+# A developer's watch app (workout-watch): its workout session survives the nemesis's kills.
+"$bin/topology" swarm Topologies/scenarios/hosted-watch-workout.yaml --seeds 40 --nemesis
 
 # The example's scenarios with its one executable, which is both nodes and every topology
 # subcommand: in its simulator, over nemesis seeds, and on real processes in stepped time (the

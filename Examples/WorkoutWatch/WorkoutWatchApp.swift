@@ -61,6 +61,22 @@ public final class WorkoutWatchApp: PairSimWatchApp, HKWorkoutSessionDelegate, H
         healthStore.requestAuthorization(toShare: typesToShare, read: typesToRead) { _, _ in }
     }
 
+    /// The system relaunched the app while its workout runs: take the session and builder back.
+    public func handleActiveWorkoutRecovery() {
+        healthStore.recoverActiveWorkoutSession { session, error in
+            guard let session else {
+                print("could not recover the workout session: \(error.map { "\($0)" } ?? "none under way")")
+                return
+            }
+            session.delegate = self
+            self.session = session
+            self.builder = session.associatedWorkoutBuilder()
+            self.builder?.delegate = self
+            self.activityName = WorkoutWatchApp.activities.first { $0.value == session.workoutConfiguration.activityType }?.key ?? "running"
+            self.running = session.state == .running
+        }
+    }
+
     // MARK: The user's taps
 
     public func perform(_ action: UserAction) async throws -> String {

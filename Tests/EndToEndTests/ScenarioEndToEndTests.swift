@@ -83,7 +83,7 @@ struct ScenarioEndToEndTests {
         // WatchConnectivity: the watch's workout message and the Train tab at once, and without it (R: X4).
         "instant-workout-message", "instant-workout-message-off", "wc-transfers-in-and-out-of-range",
         // A developer's watch app (workout-watch) hosted on the watch, as the phone's app is (R: A8, A9).
-        "hosted-watch-workout",
+        "hosted-watch-workout", "hosted-watch-killed",
     ]
 
     /// An event log as a sorted list of lines, less what a driver stamps of its own: the boot id

@@ -16,6 +16,9 @@ public protocol WKApplicationDelegate: AnyObject {
     func applicationWillResignActive()
     func applicationWillEnterForeground()
     func applicationDidEnterBackground()
+    /// The system relaunched the app with a workout session under way (after a crash, or a
+    /// restart of the watch node): call `HKHealthStore.recoverActiveWorkoutSession` here.
+    func handleActiveWorkoutRecovery()
 }
 
 extension WKApplicationDelegate {
@@ -24,6 +27,7 @@ extension WKApplicationDelegate {
     public func applicationWillResignActive() {}
     public func applicationWillEnterForeground() {}
     public func applicationDidEnterBackground() {}
+    public func handleActiveWorkoutRecovery() {}
 }
 
 /// A watch app PairSim runs (R: A8): its WatchKit delegate, plus the UI actions a person (or a

@@ -66,6 +66,31 @@ public final class HKWorkoutSession: Hashable, @unchecked Sendable {
         runtime.workoutSessions[id] = self
     }
 
+    /// The session under way that a relaunched app recovers, with its builder.
+    init(recovered: RecoveredWorkout, runtime: AppRuntime) {
+        let configuration = HKWorkoutConfiguration()
+        configuration.activityType = HKWorkoutActivityType(coreName: recovered.activity)
+        workoutConfiguration = configuration
+        self.runtime = runtime
+        id = recovered.session
+        state = HKWorkoutSessionState(recovered.state)
+        startDate = recovered.startDate.map { Date($0) }
+        runtime.workoutSessions[id] = self
+        guard let start = recovered.collectionStart else { return }
+        let builder = HKLiveWorkoutBuilder(session: self)
+        builder.startDate = Date(start)
+        builder.active = TimeInterval(recovered.active.milliseconds) / 1_000
+        builder.activeSince = recovered.activeSince.map { Date($0) }
+        let dataSource = HKLiveWorkoutDataSource(healthStore: HKHealthStore(), workoutConfiguration: configuration)
+        dataSource.typesToCollect = Set(recovered.collecting.map { HKQuantityType(HKQuantityTypeIdentifier($0)) })
+        builder.dataSource = dataSource
+        for sample in recovered.samples {
+            let quantity = HKQuantitySample(core: sample)
+            builder.collected[quantity.quantityType, default: []].append(quantity)
+        }
+        self.builder = builder
+    }
+
     var activity: String { workoutConfiguration.activityType.coreName }
 
     /// Readies the sensors (the state becomes `prepared`).
@@ -117,7 +142,7 @@ public final class HKWorkoutSession: Hashable, @unchecked Sendable {
 /// `HKLiveWorkoutDataSource`: which of the sensor's readings reach the builder. By default the
 /// types Apple collects for the configuration that PairSim's sensor reads: heart rate and active energy.
 public final class HKLiveWorkoutDataSource: @unchecked Sendable {
-    public private(set) var typesToCollect: Set<HKQuantityType>
+    public internal(set) var typesToCollect: Set<HKQuantityType>
 
     public init(healthStore: HKHealthStore, workoutConfiguration configuration: HKWorkoutConfiguration?) {
         typesToCollect = [HKQuantityType(.heartRate), HKQuantityType(.activeEnergyBurned)]
@@ -148,7 +173,7 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
     public var dataSource: HKLiveWorkoutDataSource?
     public private(set) weak var workoutSession: HKWorkoutSession?
     public let workoutConfiguration: HKWorkoutConfiguration
-    public private(set) var startDate: Date?
+    public internal(set) var startDate: Date?
     public private(set) var endDate: Date?
     public private(set) var workoutEvents: [HKWorkoutEvent] = []
     public private(set) var metadata: [String: Any] = [:]
@@ -317,6 +342,27 @@ func healthKitDone(_ start: (@escaping @Sendable (Bool, Error?) -> Void) -> Void
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
         start { _, error in
             if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+        }
+    }
+}
+
+extension HKHealthStore {
+    /// The workout session under way when the system relaunched the watch app (after a crash or a
+    /// restart of the watch), with its builder and what the builder collected; nil when there is none.
+    public func recoverActiveWorkoutSession(completion: @escaping @Sendable (HKWorkoutSession?, Error?) -> Void) {
+        let runtime = self.runtime
+        let id = runtime.id()
+        runtime.pendingRecoveries[id] = { recovered in
+            completion(recovered.map { HKWorkoutSession(recovered: $0, runtime: runtime) }, nil)
+        }
+        runtime.send(.workout(session: runtime.id(), .recover(id: id)))
+    }
+
+    public func recoverActiveWorkoutSession() async throws -> HKWorkoutSession? {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HKWorkoutSession?, Error>) in
+            recoverActiveWorkoutSession { session, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: session) }
+            }
         }
     }
 }

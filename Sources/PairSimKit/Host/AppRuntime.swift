@@ -34,6 +34,7 @@ package final class AppRuntime: @unchecked Sendable {
     var workoutSessions: [Int: HKWorkoutSession] = [:]
     var workoutBuilders: [Int: HKLiveWorkoutBuilder] = [:]
     var pendingWorkouts: [Int: (Workout?, String?) -> Void] = [:]
+    var pendingRecoveries: [Int: (RecoveredWorkout?) -> Void] = [:]
     /// The process's `WCSession.default`.
     package internal(set) var session = WCSession()
     /// Mirrors of what the platform keeps for the app, for synchronous reads.
@@ -247,6 +248,10 @@ package final class AppRuntime: @unchecked Sendable {
             workoutBuilders[id]?.collect(samples)
         case .workoutFinished(let id, let workout, let error):
             pendingWorkouts.removeValue(forKey: id)?(workout, error)
+        case .workoutRecoveryNeeded:
+            (app as? WatchAppHost)?.app.handleActiveWorkoutRecovery()
+        case .workoutRecovered(let id, let recovered):
+            pendingRecoveries.removeValue(forKey: id)?(recovered)
         case .terminated:
             forgetProcess()
         }
@@ -265,7 +270,7 @@ package final class AppRuntime: @unchecked Sendable {
     /// frames were abandoned, so nothing of theirs is released), and the platform hears of it.
     func crashed(signal: Int32, during: String) {
         let remains: [Any] = [app as Any, observerQueries, pendingQueries, pendingDone, timers, recordObservers, session, executor,
-                              workoutSessions, workoutBuilders, pendingWorkouts, self]
+                              workoutSessions, workoutBuilders, pendingWorkouts, pendingRecoveries, self]
         Self.graveyard.withLock { $0.append(Confined(remains)) }
         forgetProcess()
         executor = AppExecutor()
@@ -290,6 +295,7 @@ package final class AppRuntime: @unchecked Sendable {
         workoutSessions = [:]
         workoutBuilders = [:]
         pendingWorkouts = [:]
+        pendingRecoveries = [:]
         session = WCSession()
         // Tasks of the ended process that wait for an answer wait forever: nothing resumes them.
     }
@@ -374,6 +380,8 @@ extension AppCall {
         case .workoutSessionFailed: "HKWorkoutSession failure delegate"
         case .workoutCollected: "HKLiveWorkoutBuilder collection delegate"
         case .workoutFinished: "finishWorkout completion handler"
+        case .workoutRecoveryNeeded: "handleActiveWorkoutRecovery"
+        case .workoutRecovered: "recoverActiveWorkoutSession completion handler"
         case .terminated: "termination"
         }
     }

@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v6"
+    static let schemaVersion = "v7"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -46,6 +46,20 @@ extension SQLiteStorage {
             try db.execute(sql: """
                 CREATE TABLE journal_mark (id INTEGER PRIMARY KEY CHECK (id = 1), turn INTEGER NOT NULL);
                 INSERT INTO journal_mark (id, turn) VALUES (1, 0);
+                """)
+        }
+        // v7: a developer's watch app's workout session and its live builder, so it outlives the
+        // app's process and the node's (R: A9), and how many sessions the app started.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: """
+                CREATE TABLE watch_hosted (id INTEGER PRIMARY KEY CHECK (id = 1), sessions INTEGER NOT NULL);
+                INSERT INTO watch_hosted (id, sessions) VALUES (1, 0);
+                CREATE TABLE watch_hosted_workout (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), number INTEGER NOT NULL, activity TEXT NOT NULL,
+                    state INTEGER NOT NULL, active_ms INTEGER NOT NULL, readings INTEGER NOT NULL, samples INTEGER NOT NULL,
+                    energy REAL NOT NULL, finished INTEGER NOT NULL, random_state INTEGER NOT NULL, steady REAL NOT NULL,
+                    noise REAL NOT NULL, collecting TEXT, collection_start_ms INTEGER, collection_end_ms INTEGER,
+                    active_since_ms INTEGER, start_ms INTEGER);
                 """)
         }
         return migrator

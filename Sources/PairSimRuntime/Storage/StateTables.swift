@@ -143,6 +143,9 @@ enum StateTables {
                            arguments: [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
                                        try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])
         case "watch.import": try writeImport(value, db)
+        case "watch.hostedSessions":
+            try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
+        case "watch.hostedWorkout": try writeHostedWorkout(value, db)
         case "wc": try writeWatchConnectivity(value, db)
         case "phone.app":
             try db.execute(sql: "DELETE FROM phone_app; DELETE FROM phone_denied")
@@ -183,6 +186,42 @@ enum StateTables {
         default:
             throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)")
         }
+    }
+
+    /// The hosted watch app's workout (`HostedWorkout.json`), one row.
+    static func writeHostedWorkout(_ value: JSON, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM watch_hosted_workout")
+        guard value != .null else { return }
+        let key = "watch.hostedWorkout"
+        try db.execute(sql: """
+            INSERT INTO watch_hosted_workout (id, number, activity, state, active_ms, readings, samples, energy, finished, random_state,
+                                              steady, noise, collecting, collection_start_ms, collection_end_ms, active_since_ms, start_ms)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [try int(value, "number", key), try string(value, "activity", key), try int(value, "state", key),
+                             try int(value, "active", key), try int(value, "readings", key), try int(value, "samples", key),
+                             value["energy"]?.doubleValue ?? 0, value["finished"]?.boolValue ?? false, try int(value, "random", key),
+                             value["steady"]?.doubleValue ?? 0, value["noise"]?.doubleValue ?? 0,
+                             value["collecting"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") },
+                             value["collectionStart"]?.intValue, value["collectionEnd"]?.intValue, value["activeSince"]?.intValue,
+                             value["startDate"]?.intValue])
+    }
+
+    static func readHostedWorkout(_ db: Database) throws -> JSON? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM watch_hosted_workout") else { return nil }
+        var object: JSONObject = [
+            "number": .int(row["number"]), "activity": .string(row["activity"]), "state": .int(row["state"]), "active": .int(row["active_ms"]),
+            "readings": .int(row["readings"]), "samples": .int(row["samples"]), "energy": .double(row["energy"]),
+            "finished": .bool(row["finished"]), "random": .int(row["random_state"]), "steady": .double(row["steady"]),
+            "noise": .double(row["noise"]),
+        ]
+        if let collecting = row["collecting"] as String? {
+            object.append("collecting", .array(collecting.split(separator: ",").map { .string(String($0)) }))
+        }
+        for (field, column) in [("collectionStart", "collection_start_ms"), ("collectionEnd", "collection_end_ms"),
+                                ("activeSince", "active_since_ms"), ("startDate", "start_ms")] {
+            if let value = row[column] as Int64? { object.append(field, .int(value)) }
+        }
+        return .object(object)
     }
 
     static func writeExport(_ value: JSON, _ db: Database) throws {
@@ -259,6 +298,10 @@ enum StateTables {
             values["watch.bulk"] = .object(object)
         }
         if let job = try readImport(db) { values["watch.import"] = job }
+        if let sessions = try Int64.fetchOne(db, sql: "SELECT sessions FROM watch_hosted WHERE id = 1"), sessions > 0 {
+            values["watch.hostedSessions"] = .int(sessions)
+        }
+        if let workout = try readHostedWorkout(db) { values["watch.hostedWorkout"] = workout }
         if let wc = try readWatchConnectivity(db) { values["wc"] = wc }
         if let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") {
             let denied = try String.fetchAll(db, sql: "SELECT type FROM phone_denied ORDER BY rowid")

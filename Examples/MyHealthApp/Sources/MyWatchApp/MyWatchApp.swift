@@ -22,6 +22,11 @@ public final class MyWatchApp: PairSimWatchApp {
         PhoneConnection.shared.activate()
     }
 
+    /// Relaunched with a workout under way (after a crash): carry on with it.
+    public func handleActiveWorkoutRecovery() {
+        workoutManager.recover()
+    }
+
     public func perform(_ action: UserAction) async throws -> String {
         switch action.verb {
         case "start-workout":
@@ -71,6 +76,18 @@ final class WorkoutManager: NSObject, HKWorkoutSessionDelegate, HKLiveWorkoutBui
         let startDate = Date()
         session?.startActivity(with: startDate)
         try await builder?.beginCollection(at: startDate)
+    }
+
+    /// Takes back the session under way and its builder after a relaunch.
+    func recover() {
+        healthStore.recoverActiveWorkoutSession { session, _ in
+            guard let session else { return }
+            self.session = session
+            self.builder = session.associatedWorkoutBuilder()
+            session.delegate = self
+            self.builder?.delegate = self
+            self.running = session.state == .running
+        }
     }
 
     /// Ends the session; returns the saved workout once the builder has finished it.

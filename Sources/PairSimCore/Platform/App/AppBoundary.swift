@@ -53,6 +53,11 @@ public enum AppCall: Hashable, Sendable {
     case workoutCollected(session: Int, samples: [HealthSample])
     /// The builder's `finishWorkout` `id` finished: the saved workout, or the error's code name.
     case workoutFinished(id: Int, workout: Workout?, error: String?)
+    /// The system relaunched the watch app while its workout session is under way
+    /// (`handleActiveWorkoutRecovery()`).
+    case workoutRecoveryNeeded
+    /// The answer to `recoverActiveWorkoutSession` `id`: the session under way, or nil.
+    case workoutRecovered(id: Int, RecoveredWorkout?)
     /// The process ended (terminated or force-quit): the app's memory is gone.
     case terminated
 }
@@ -91,6 +96,9 @@ public enum WorkoutRequest: Hashable, Sendable {
     case finish(id: Int)
     /// `discardWorkout()`.
     case discard
+    /// `HKHealthStore.recoverActiveWorkoutSession`: bind the session under way to this new handle
+    /// (`workoutRecovered` answers).
+    case recover(id: Int)
 }
 
 /// A HealthKit query an app executes (`HKSampleQuery`, `HKAnchoredObjectQuery`).

@@ -106,6 +106,7 @@ extension PhonePlatform {
                 if case .beginCollection(let id, _, _) = asked { self.call(.done(id: id, error: "errorHealthDataUnavailable")) }
                 if case .endCollection(let id, _) = asked { self.call(.done(id: id, error: "errorHealthDataUnavailable")) }
                 if case .finish(let id) = asked { self.call(.workoutFinished(id: id, workout: nil, error: "errorHealthDataUnavailable")) }
+                if case .recover(let id) = asked { self.call(.workoutRecovered(id: id, nil)) }
             }
         }
         actions += refreshReachability(now: now)

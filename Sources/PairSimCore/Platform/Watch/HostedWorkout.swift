@@ -28,6 +28,10 @@ public struct HostedWorkout: Hashable, Sendable {
     public var samples = 0
     public var energy = 0.0
     public var finished = false
+    /// When the activity started (`startActivity(with:)`).
+    public var startDate: EmulatedInstant?
+    /// The system relaunched the app once already for this session (after a crash).
+    public var relaunched = false
     var random: SplitMix64
     var steady: Double
     var noise = 0.0
@@ -42,6 +46,9 @@ public struct HostedWorkout: Hashable, Sendable {
 
     /// The session is under way (the resting sensor waits).
     public var isActive: Bool { state == .running || state == .paused || state == .prepared }
+
+    /// The session has not ended: a relaunched app may recover it.
+    public var isRecoverable: Bool { state != .ended && state != .notStarted && !finished }
 
     /// Active time on to `now`.
     public func activeDuration(at now: EmulatedInstant) -> EmulatedDuration {
@@ -92,6 +99,7 @@ extension WatchModel {
                 return transition(&w, to: .prepared, at: now)
             }
             guard w.state == .notStarted || w.state == .prepared, case .startActivity(_, let at) = request else { return [] }
+            w.startDate = at
             var actions = transition(&w, to: .running, at: at)
             w.resumeActive(at: max(at, now), interval: interval)
             workout = w
@@ -142,6 +150,8 @@ extension WatchModel {
             return []
         case .finish(let id):
             return finishHostedWorkout(session, id: id, now: now)
+        case .recover(let id):
+            return recoverHostedWorkout(session, id: id, now: now)
         case .discard:
             guard var w = workout, w.session == session else { return [] }
             w.pauseActive(at: now)
@@ -149,6 +159,28 @@ extension WatchModel {
             workout = w
             return [event(.workoutSession, now, ["session": .int(w.number), "discarded": true])]
         }
+    }
+
+    /// `recoverActiveWorkoutSession`: the session under way, bound to the app's new handle, with
+    /// what its builder collected; nil when there is none.
+    mutating func recoverHostedWorkout(_ session: Int, id: Int, now: EmulatedInstant) -> [NodeAction] {
+        guard var w = workout, w.isRecoverable else {
+            call(.workoutRecovered(id: id, nil))
+            return []
+        }
+        w.session = session
+        workout = w
+        var samples: [HealthSample] = []
+        if let start = w.collectionStart {
+            let reads = HealthReads(store: store, denied: [])
+            for type in w.collecting ?? [] {
+                if case .objects(let found, _) = reads.answer(.samples(.sample(type), from: start, to: w.collectionEnd ?? now, uuids: nil, newestFirst: false, limit: nil)) {
+                    samples += found.filter { $0.source == .watchApp }
+                }
+            }
+        }
+        call(.workoutRecovered(id: id, w.recovered(session: session, samples: samples)))
+        return [event(.workoutSession, now, ["session": .int(w.number), "recovered": true, "state": .string(w.state.name)])]
     }
 
     /// The session changes state: the app hears it (`workoutSession(_:didChangeTo:from:date:)`).
@@ -227,4 +259,76 @@ extension WatchModel {
         return ops.map(NodeAction.persist) + [event(.workoutCollected, now, fields)]
             + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
     }
+}
+
+/// The hosted workout as persisted state: the session outlives the app's process and the node's
+/// (R: A9), and a relaunched app recovers it (`recoverActiveWorkoutSession`).
+extension HostedWorkout {
+    var json: JSON {
+        var object: JSONObject = [
+            "number": .int(number), "activity": .string(activity.name), "state": .int(Int64(state.rawValue)),
+            "active": .int(active.milliseconds), "readings": .int(readings), "samples": .int(Int64(samples)),
+            "energy": .double(energy), "finished": .bool(finished), "random": .int(Int64(bitPattern: random.state)),
+            "steady": .double(steady), "noise": .double(noise),
+        ]
+        if let collecting { object.append("collecting", .array(collecting.map { .string($0.rawValue) })) }
+        if let collectionStart { object.append("collectionStart", .int(collectionStart.milliseconds)) }
+        if let collectionEnd { object.append("collectionEnd", .int(collectionEnd.milliseconds)) }
+        if let activeSince { object.append("activeSince", .int(activeSince.milliseconds)) }
+        if let startDate { object.append("startDate", .int(startDate.milliseconds)) }
+        return .object(object)
+    }
+
+    init(json: JSON) throws(DecodeError) {
+        guard let object = json.objectValue else { throw DecodeError(path: "watch.hostedWorkout", reason: "expected an object") }
+        let reader = FieldReader(object, path: "watch.hostedWorkout")
+        guard let state = WorkoutSessionState(rawValue: Int(try reader.int("state", min: 1, max: 6))) else {
+            throw DecodeError(path: "watch.hostedWorkout.state", reason: "not a session state")
+        }
+        let name = try reader.string("activity", maxBytes: 256)
+        // The app's session handle belongs to the process that made it: unbound until recovered.
+        self.init(session: 0, number: try reader.int("number", min: 0), activity: WatchModel.sensorActivity(name), seed: 0)
+        self.state = state
+        active = .milliseconds(try reader.int("active", min: 0))
+        readings = try reader.int("readings", min: 0)
+        samples = Int(try reader.int("samples", min: 0, max: Int64(Int32.max)))
+        energy = try reader.double("energy", min: 0)
+        finished = try reader.bool("finished")
+        random = SplitMix64(seed: UInt64(bitPattern: try reader.int("random")))
+        steady = try reader.double("steady", min: 0, max: 300)
+        noise = try reader.double("noise", min: -300, max: 300)
+        if let list = object["collecting"]?.arrayValue {
+            collecting = try list.map { item throws(DecodeError) in
+                guard let name = item.stringValue, let type = SampleType(rawValue: name) else {
+                    throw DecodeError(path: "watch.hostedWorkout.collecting", reason: "not a sample type")
+                }
+                return type
+            }
+        }
+        collectionStart = object["collectionStart"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+        collectionEnd = object["collectionEnd"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+        activeSince = object["activeSince"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+        startDate = object["startDate"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+    }
+
+    /// What a relaunched app gets back (`recoverActiveWorkoutSession`).
+    func recovered(session: Int, samples: [HealthSample]) -> RecoveredWorkout {
+        RecoveredWorkout(session: session, activity: activity.name, state: state, startDate: startDate, collectionStart: collectionStart,
+                         collecting: collecting ?? [], active: active, activeSince: activeSince, samples: samples)
+    }
+}
+
+/// A workout session under way that a relaunched watch app recovers: its state and its builder's.
+public struct RecoveredWorkout: Hashable, Sendable {
+    public var session: Int
+    public var activity: String
+    public var state: WorkoutSessionState
+    public var startDate: EmulatedInstant?
+    public var collectionStart: EmulatedInstant?
+    public var collecting: [SampleType]
+    /// Active time up to `activeSince` (nil: not accruing now).
+    public var active: EmulatedDuration
+    public var activeSince: EmulatedInstant?
+    /// What the builder collected so far (the store's readings of the collected types since the collection began).
+    public var samples: [HealthSample]
 }

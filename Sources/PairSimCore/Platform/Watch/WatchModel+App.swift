@@ -42,11 +42,22 @@ extension WatchModel: WCAppHost {
         return id
     }
 
-    /// The app's process starts (`applicationDidFinishLaunching()`), active when on screen.
-    mutating func launchApp() {
+    /// The app's process starts (`applicationDidFinishLaunching()`), active when on screen; with a
+    /// workout session under way, the system asks it to recover the session
+    /// (`handleActiveWorkoutRecovery()`), whose handle belonged to the process before.
+    mutating func launchApp(now: EmulatedInstant) {
         appRunning = true
         call(.launch(background: !wc.foreground, defaults: appDefaults, records: []))
         if wc.foreground { call(.scenePhase(.active)) }
+        if var current = workout, current.isRecoverable {
+            current.session = 0
+            // The sensor reads on while the session runs: from the restart, if the watch was down.
+            if current.state == .running, current.collecting != nil, current.collectionEnd == nil, current.activeSince == nil {
+                current.resumeActive(at: now, interval: topology.watch.heartRateInterval)
+            }
+            workout = current
+            call(.workoutRecoveryNeeded)
+        }
     }
 
     /// When the hosted app next needs the driver: a timer of its clock, or its sensor's next reading.
@@ -188,24 +199,30 @@ extension WatchModel: WCAppHost {
     mutating func appCrashed(signal: Int32, during: String, now: EmulatedInstant) -> [NodeAction] {
         appMisbehaviours += 1
         let name = [4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"][signal] ?? "signal \(signal)"
-        var actions = [event(.appCrashed, now, level: .error, [
+        let actions = [event(.appCrashed, now, level: .error, [
             "signal": .string(name), "during": .string(during),
             "reason": "the app's code trapped (Swift prints why on the node's stderr); its process ended",
         ])]
-        if var current = workout, current.state != .ended {
-            let from = current.state
-            current.pauseActive(at: now)
-            current.state = .ended
-            current.nextSampleAt = nil
-            workout = current
-            actions.append(event(.workoutSession, now, level: .warning, ["session": .int(current.number), "from": .string(from.name),
-                                                                         "to": "ended", "reason": "the app crashed"]))
-        }
         appRunning = false
         appCalls = []
         appTimers = [:]
         wcReplyTokens = [:]
         wc.processEnded()
-        return actions
+        // A workout session outlives its app's process: the system relaunches the app at once to
+        // recover it (once per session: a second crash ends it). Without one the app stays down.
+        guard var current = workout, current.isRecoverable else { return actions }
+        if current.relaunched {
+            let from = current.state
+            current.pauseActive(at: now)
+            current.state = .ended
+            workout = current
+            return actions + [event(.workoutSession, now, level: .warning, ["session": .int(current.number), "from": .string(from.name),
+                                                                            "to": "ended", "reason": "the app crashed again"])]
+        }
+        current.relaunched = true
+        workout = current
+        launchApp(now: now)
+        return actions + [event(.workoutSession, now, level: .warning, ["session": .int(current.number), "state": .string(current.state.name),
+                                                                        "reason": "the app crashed; the system relaunched it to recover the session"])]
     }
 }

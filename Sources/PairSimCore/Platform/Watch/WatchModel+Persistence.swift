@@ -16,12 +16,16 @@ extension WatchModel {
         values["store.anchor"] = .int(store.anchor)
         values["sync"] = sync.json
         values["wc"] = wc.json
-        if keys.contains(.session) { values["watch.session"] = session.json }
+        if keys.contains(.session) {
+            values["watch.session"] = session.json
+            if hostedApp != nil { values["watch.hostedWorkout"] = workout?.json ?? .null }
+        }
         if keys.contains(.counts) {
             values["watch.sessionCount"] = .int(sessionCount)
             values["watch.restingCount"] = .int(restingCount)
             values["watch.nextRestingAt"] = nextRestingAt.map { .int($0.milliseconds) } ?? .null
             values["watch.failNextFinish"] = .bool(failNextFinish)
+            if hostedApp != nil { values["watch.hostedSessions"] = .int(hostedSessions) }
         }
         if keys.contains(.uuids) { values["watch.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
         if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
@@ -37,6 +41,14 @@ extension WatchModel {
         try state.restore(store: &store, records: &records, sync: &sync, now: now)
         let values = state.values
         if let json = values["watch.session"] { session = try WorkoutSession(json: json) }
+        if hostedApp != nil, let json = values["watch.hostedWorkout"], json != .null {
+            var restored = try HostedWorkout(json: json)
+            // The sensor reads again from the restart: what it missed while the watch was down is gone.
+            restored.nextSampleAt = nil
+            if restored.activeSince != nil { restored.pauseActive(at: now) }
+            workout = restored
+        }
+        hostedSessions = values["watch.hostedSessions"]?.intValue ?? hostedSessions
         sessionCount = values["watch.sessionCount"]?.intValue ?? sessionCount
         restingCount = values["watch.restingCount"]?.intValue ?? restingCount
         nextRestingAt = values["watch.nextRestingAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))

@@ -57,9 +57,9 @@ public struct WatchModel: NodeModel {
     /// The hosted app's process runs.
     public internal(set) var appRunning = false
     /// The hosted app's workout session and its live builder (not kept across node restarts yet).
-    public internal(set) var workout: HostedWorkout?
+    public internal(set) var workout: HostedWorkout? { didSet { touched.insert(.session) } }
     /// Workout sessions the hosted app started so far.
-    var hostedSessions: Int64 = 0
+    var hostedSessions: Int64 = 0 { didSet { touched.insert(.counts) } }
     /// The hosted app's own cost counters, and the rules it broke.
     public internal(set) var appCounters: [String: Int] = [:]
     public internal(set) var appMisbehaviours = 0
@@ -106,7 +106,7 @@ public struct WatchModel: NodeModel {
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
         if nextRestingAt == nil, let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
-        if hostedApp != nil { launchApp() }
+        if hostedApp != nil { launchApp(now: now) }
         return [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored),
