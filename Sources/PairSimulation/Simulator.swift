@@ -143,9 +143,10 @@ public struct Simulator {
         if !down.contains(.phone) { perform(phone.advance(to: now), from: .phone) }
     }
 
+    /// As the node loop ends: what `stop` returns is a turn of its own (committed, published, logged).
     mutating func stopBoth() {
-        if !down.contains(.watch) { events += watch.stop(now: now).events }
-        if !down.contains(.phone) { events += phone.stop(now: now).events }
+        if !down.contains(.watch) { perform(watch.stop(now: now), from: .watch) }
+        if !down.contains(.phone) { perform(phone.stop(now: now), from: .phone) }
     }
 
     mutating func runCommand(_ item: (entry: TimelineEntry, byNemesis: Bool)) {
