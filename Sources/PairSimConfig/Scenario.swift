@@ -51,6 +51,17 @@ public struct EventMatcher: Hashable, Sendable, CustomStringConvertible {
         description = text
     }
 
+    /// Why this matcher may never match as written: it names a field an event line keeps for itself
+    /// (`node`, `event`, `by`, …). An app's field of that name is logged with a leading `_`.
+    public var warnings: [String] {
+        fields.keys.sorted().filter { Event.reservedKeys.contains($0) }.map { key in
+            let hint = key == "node" ? "put the node first (`phone \(name) …`)"
+                : Self.isAppOwn(name) ? "an app's field named \(key) is logged as _\(key): match `_\(key)=…`"
+                : "it is not one of the event's fields (docs/EVENTS.md)"
+            return "\"\(description)\" matches field \(key), which an event line keeps for itself: \(hint)"
+        }
+    }
+
     public func matches(_ event: Event) -> Bool {
         if let node, event.node != node { return false }
         if isPrefix ? !event.name.hasPrefix(name) : event.name != name { return false }
@@ -121,6 +132,17 @@ public struct Scenario: Sendable {
     /// The nemesis a simulation of this scenario plays: a scenario with a `nemesis:` key always
     /// plays its own; `--nemesis` (`flag`) adds the defaults to one without. Nil: none.
     public func nemesisPlayed(flag: Bool) -> NemesisSpec? { flag ? nemesisOrDefault : nemesis }
+
+    /// What the expectations may not mean as written (`EventMatcher.warnings`), each once.
+    public var warnings: [String] {
+        var seen = Set<String>()
+        return expectations.flatMap { spec -> [String] in
+            switch spec.expectation {
+            case .eventually(let m), .never(let m), .exactly(_, let m), .atMost(_, let m, _), .atLeast(_, let m): m.warnings
+            case .within(_, let after, let then): after.warnings + then.warnings
+            }
+        }.filter { seen.insert($0).inserted }
+    }
 }
 
 /// Commands the driver runs on a node's process rather than the node itself: a process kill

@@ -62,7 +62,14 @@ public enum ScenarioLoader {
         return spec
     }
 
-    /// The topology: a file (relative to the scenario) or an inline mapping, with `overrides` merged in.
+    /// PairSim's own topologies (`Topologies/NAME.yaml` of the checkout this binary was built
+    /// from), which a scenario may name instead of a file: `topology: default`.
+    public static let builtInTopologies = ["default", "instant", "flaky-cloudkit", "offline-watch"]
+    static let builtInDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Topologies").path
+
+    /// The topology: a file (relative to the scenario), one of PairSim's by name, or an inline
+    /// mapping, with `overrides` merged in.
     static func topology(_ reader: YAMLReader, overrides: YAMLReader?, file: String) throws(ConfigError) -> (Topology, String) {
         var node: Node
         var label = file
@@ -71,7 +78,16 @@ public enum ScenarioLoader {
         } else {
             let relative = try reader.string()
             let directory = (file as NSString).deletingLastPathComponent
-            let path = relative.hasPrefix("/") || directory.isEmpty ? relative : directory + "/" + relative
+            var path = relative.hasPrefix("/") || directory.isEmpty ? relative : directory + "/" + relative
+            if !relative.contains("/"), !relative.hasSuffix(".yaml") {
+                guard builtInTopologies.contains(relative) else {
+                    throw reader.error("\(relative) is not one of PairSim's topologies (\(builtInTopologies.joined(separator: ", "))); name a file with its .yaml")
+                }
+                path = builtInDirectory + "/\(relative).yaml"
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw reader.error("PairSim's topology \(relative) is looked up in the checkout this binary was built from, and \(path) is not there; name a file instead")
+                }
+            }
             _ = try TopologyLoader.load(path: path) // a bad base file is reported against itself
             let base: YAMLReader
             do { base = try YAMLReader.root(yaml: try String(contentsOfFile: path, encoding: .utf8), file: path) } catch let error as ConfigError {

@@ -71,7 +71,7 @@ public struct SwarmRun: ParsableCommand {
     }
 
     public func run() throws {
-        let scenario = try loadScenario(file)
+        let scenario = try loadScenario(file, warn: worker == nil)
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
         _ = try AppChoice.resolveWatch(topology: scenario.topology)
         let shard = try SwarmShard(parsing: shard)

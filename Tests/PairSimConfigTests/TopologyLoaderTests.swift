@@ -108,3 +108,42 @@ struct TopologyLoaderTests {
         #expect(throws: ConfigError.self) { try TopologyLoader.load(path: "/nonexistent/topology.yaml") }
     }
 }
+
+/// A developer's scenario names one of PairSim's topologies instead of a file (R: A11).
+@Suite("Scenarios naming PairSim's topologies")
+struct BuiltInTopologyTests {
+    static func scenario(_ topology: String) throws(ConfigError) -> Scenario {
+        try ScenarioLoader.parse(yaml: """
+            name: named
+            topology: \(topology)
+            overrides: { watch: { app: workout-watch } }
+            duration: 1h
+            """, file: "/somewhere/else/named.yaml")
+    }
+
+    @Test("topology: NAME is PairSim's Topologies/NAME.yaml, wherever the scenario lives; overrides apply", arguments: ScenarioLoader.builtInTopologies)  // R: A11
+    func named(name: String) throws {
+        let scenario = try Self.scenario(name)
+        let file = try TopologyLoader.load(path: TopologyLoaderTests.topologiesDirectory + "/\(name).yaml")
+        #expect(scenario.topology.name == file.name && scenario.topology.seed == file.seed && scenario.topology.channels == file.channels)
+        #expect(scenario.topology.watch.app == "workout-watch")
+    }
+
+    @Test("a name PairSim does not have is refused with the ones it has")  // R: A11
+    func unknown() {
+        let error = #expect(throws: ConfigError.self) { try Self.scenario("defualt") }
+        #expect(error?.description.contains("defualt is not one of PairSim's topologies (default, instant, flaky-cloudkit, offline-watch)") == true,
+                "\(error?.description ?? "")")
+    }
+}
+
+@Suite("Matchers that cannot mean what they say")
+struct MatcherWarningTests {
+    @Test("a matcher naming a field an event line keeps for itself is warned about, with what to write instead")  // R: A11
+    func reservedFields() throws {
+        #expect(try EventMatcher(parsing: "phone myapp.reading by=me").warnings
+                == ["\"phone myapp.reading by=me\" matches field by, which an event line keeps for itself: an app's field named by is logged as _by: match `_by=…`"])
+        #expect(try EventMatcher(parsing: "hk.saved node=phone").warnings.first?.contains("put the node first (`phone hk.saved …`)") == true)
+        #expect(try EventMatcher(parsing: "phone myapp.reading _by=me hrv=41").warnings.isEmpty)
+    }
+}

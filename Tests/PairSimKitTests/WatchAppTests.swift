@@ -79,6 +79,10 @@ final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLive
             WCSession.default.sendMessage(["n": 1], replyHandler: { [log] reply in log.lines.append("reply \(reply["echo"] ?? "?")") },
                                           errorHandler: { [log] error in log.lines.append("send error \(error)") })
             return "sent"
+        case "count":
+            AppLog.count("taps")
+            AppLog.count("taps")
+            return "counted"
         case "trap":
             let values: [Int] = []
             return "\(values[1])"
@@ -124,7 +128,7 @@ struct HostedPair {
     init(endsCollection: Bool = true) {
         let topology = Phone.topology
         let watchLog = self.watchLog, phoneLog = self.phoneLog
-        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap"]
+        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count"]
         watch = WatchNode(topology: topology, boot: "w1",
                           app: AppRegistration(name: "logging-workout", summary: "test", actions: verbs.map { UserActionSpec($0, "", "") },
                                                makeWatchApp: { LoggingWorkoutApp(log: watchLog, endsCollection: endsCollection) }))
@@ -243,7 +247,12 @@ struct WatchAppTests {
         #expect(pair.watch("write-sample hr 70").ok)
         let help = pair.watch("help")
         #expect(help.ok && help.reply.contains("logging-workout's actions") && help.reply.contains("stats"))
-        #expect(pair.watch("status").reply.contains("app: logging-workout (running)"))
+        #expect(pair.watch("count").ok)
+        #expect(pair.watch("status").reply.contains("app: logging-workout (running), misbehaviours 0, taps 2"))
+        let json = pair.watch("status --json").reply
+        #expect(json.contains("\"counters\":{\"taps\":2}"), "\(json)")
+        let stopped = pair.watch.stop(now: pair.now).events.first
+        #expect(stopped?["app.taps"]?.intValue == 2 && stopped?["misbehaviours"]?.intValue == 0)
     }
 
     @Test("the watch app's WCSession: a message reaches the phone app, whose reply comes back, while its workout keeps it reachable")  // R: A9

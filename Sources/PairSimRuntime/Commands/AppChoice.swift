@@ -47,10 +47,14 @@ public enum AppChoice {
 }
 
 /// Loads a scenario, turning its error into a clean CLI failure.
-public func loadScenario(_ path: String) throws -> Scenario {
+/// Prints (on stderr) what its expectations may not mean as written, unless `warn` is false.
+public func loadScenario(_ path: String, warn: Bool = true) throws -> Scenario {
+    let scenario: Scenario
     do {
-        return try ScenarioLoader.load(path: path, appCommands: AppChoice.actions)
+        scenario = try ScenarioLoader.load(path: path, appCommands: AppChoice.actions)
     } catch {
         throw ValidationError(error.description)
     }
+    if warn { for warning in scenario.warnings { FileHandleWriter.standardError("warning: \(path): \(warning)\n") } }
+    return scenario
 }

@@ -174,7 +174,10 @@ extension WatchModel {
         var object: JSONObject = ["node": "watch", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
         object.append("session", .object(session))
         if let hostedApp {
-            var app: JSONObject = ["name": .string(hostedApp), "running": .bool(appRunning)]
+            var app: JSONObject = ["name": .string(hostedApp), "running": .bool(appRunning), "misbehaviours": .int(Int64(appMisbehaviours))]
+            var counts = JSONObject()
+            for key in appCounters.keys.sorted() { counts.append(key, .int(Int64(appCounters[key]!))) }
+            app.append("counters", .object(counts))
             if let workout {
                 app.append("workout", .object(["number": .int(workout.number), "state": .string(workout.state.name),
                                                "activity": .string(workout.activity.name), "activeMs": .int(workout.activeDuration(at: now).milliseconds),
@@ -202,7 +205,8 @@ extension WatchModel {
             lines.append("session: \(session.stateName)")
         }
         if let hostedApp {
-            lines.append("app: \(hostedApp) (\(appRunning ? "running" : "not running"))")
+            lines.append("app: \(hostedApp) (\(appRunning ? "running" : "not running")), misbehaviours \(appMisbehaviours)"
+                         + appCounters.keys.sorted().map { ", \($0) \(appCounters[$0]!)" }.joined())
             if let workout {
                 lines.append("app's workout session #\(workout.number): \(workout.state.name) \(workout.activity.name), active \(workout.activeDuration(at: now)), \(workout.samples) samples collected\(workout.finished ? ", finished" : "")")
             }

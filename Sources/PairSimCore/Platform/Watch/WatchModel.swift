@@ -136,6 +136,11 @@ public struct WatchModel: NodeModel {
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
         var fields = counters.json(sync: sync)
+        if hostedApp != nil {
+            // A developer's watch app: the rules it broke, and its own counters under its names.
+            fields.append("misbehaviours", .int(Int64(appMisbehaviours)))
+            for key in appCounters.keys.sorted() { fields.append("app.\(key)", .int(Int64(appCounters[key]!))) }
+        }
         wc.counters.append(to: &fields)
         return [event(.nodeStopped, now, fields)]
     }
