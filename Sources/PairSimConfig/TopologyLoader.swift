@@ -231,7 +231,7 @@ public enum TopologyLoader {
     }
 
     static func watch(_ reader: YAMLReader) throws(ConfigError) -> WatchConfig {
-        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage"])
+        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage", "backgroundRefresh"])
         var config = WatchConfig()
         if let app = map["app"] {
             // `app: NAME` or `app: { name: NAME }`: a watch app of the build's (absent: the seeds' app, built in).
@@ -239,6 +239,14 @@ public enum TopologyLoader {
             config.app = try PhoneConfigLoader.appName(try name.string(), name)
         }
         if let value = map["workoutMessage"] { config.workoutMessage = try value.bool() }
+        if let refresh = map["backgroundRefresh"] {
+            let fields = try refresh.mapping(allowed: ["perHour", "taskTime"])
+            if let value = fields["perHour"] { config.refreshPerHour = Int(try value.int(in: 0...3_600)) }
+            if let value = fields["taskTime"] {
+                config.backgroundTaskTime = try value.duration()
+                guard config.backgroundTaskTime >= .seconds(1) else { throw value.error("must be at least 1s") }
+            }
+        }
         if let heartRate = map["heartRate"] {
             let fields = try heartRate.mapping(allowed: ["workoutInterval", "restingInterval", "resting"])
             if let value = fields["workoutInterval"] {

@@ -9,6 +9,8 @@ final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLive
     let log: ScriptedApp.Log
     /// The broken variant: finishWorkout() without endCollection first.
     let endsCollection: Bool
+    /// False: the app never completes its background tasks.
+    var completesTasks = true
     let healthStore = HKHealthStore()
     var session: HKWorkoutSession?
     var builder: HKLiveWorkoutBuilder?
@@ -27,6 +29,22 @@ final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLive
     func applicationWillResignActive() { log.lines.append("willResignActive") }
     func applicationWillEnterForeground() { log.lines.append("willEnterForeground") }
     func applicationDidEnterBackground() { log.lines.append("didEnterBackground") }
+    func handle(_ backgroundTasks: Set<WKRefreshBackgroundTask>) {
+        for task in backgroundTasks {
+            switch task {
+            case let refresh as WKApplicationRefreshBackgroundTask:
+                log.lines.append("refresh task \((refresh.userInfo as? NSString).map { String($0) } ?? "-")")
+            case is WKWatchConnectivityRefreshBackgroundTask:
+                log.lines.append("watchConnectivity task pending=\(WCSession.default.hasContentPending)")
+            case is WKSnapshotRefreshBackgroundTask:
+                log.lines.append("snapshot task")
+            default:
+                log.lines.append("other task")
+            }
+            if completesTasks { task.setTaskCompletedWithSnapshot(false) }
+        }
+    }
+    func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any]) { log.lines.append("userInfo \(userInfo["n"] ?? "?")") }
     func handleActiveWorkoutRecovery() {
         healthStore.recoverActiveWorkoutSession { session, _ in
             guard let session else { return self.log.lines.append("nothing to recover") }
@@ -79,6 +97,16 @@ final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLive
             WCSession.default.sendMessage(["n": 1], replyHandler: { [log] reply in log.lines.append("reply \(reply["echo"] ?? "?")") },
                                           errorHandler: { [log] error in log.lines.append("send error \(error)") })
             return "sent"
+        case "refresh":
+            let minutes = Double(action.argument(0) ?? "10")!
+            WKApplication.shared().scheduleBackgroundRefresh(withPreferredDate: Date().addingTimeInterval(minutes * 60),
+                                                             userInfo: "after \(Int(minutes)) min" as NSString) { [log] error in
+                log.lines.append("scheduled error=\(error.map { "\($0)" } ?? "none")")
+            }
+            return "scheduling"
+        case "no-complete":
+            completesTasks = false
+            return "ok"
         case "count":
             AppLog.count("taps")
             AppLog.count("taps")
@@ -125,20 +153,23 @@ struct HostedPair {
     let watchLog = ScriptedApp.Log()
     let phoneLog = ScriptedApp.Log()
 
-    init(endsCollection: Bool = true) {
-        let topology = Phone.topology
+    init(endsCollection: Bool = true, onScreen: Bool = true, configure: (inout Topology) -> Void = { _ in }) {
+        var topology = Phone.topology
+        configure(&topology)
         let watchLog = self.watchLog, phoneLog = self.phoneLog
-        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count"]
+        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count", "refresh", "no-complete"]
         watch = WatchNode(topology: topology, boot: "w1",
                           app: AppRegistration(name: "logging-workout", summary: "test", actions: verbs.map { UserActionSpec($0, "", "") },
                                                makeWatchApp: { LoggingWorkoutApp(log: watchLog, endsCollection: endsCollection) }))
         phone = PhoneNode(topology: topology, boot: "p1",
-                          app: AppRegistration(name: "session", summary: "test", actions: ["send"].map { UserActionSpec($0, "", "") },
+                          app: AppRegistration(name: "session", summary: "test", actions: ["send", "transfer"].map { UserActionSpec($0, "", "") },
                                                make: { SessionApp(log: phoneLog) }))
         take(watch.start(now: now), from: .watch)
         take(phone.start(now: now), from: .phone)
         take(watch.peerConnected(now: now), from: .watch)
         take(phone.peerConnected(now: now), from: .phone)
+        // The user looks at the watch app: its actions are its buttons.
+        if onScreen { watch("foreground") }
     }
 
     mutating func take(_ actions: [NodeAction], from node: NodeName) {
@@ -175,11 +206,14 @@ struct HostedPair {
 struct WatchAppTests {
     @Test("WatchKit's delegate hears launch and every move between background and foreground, in watchOS's order")  // R: A8
     func lifecycle() {
-        var pair = HostedPair()
+        var pair = HostedPair(onScreen: false)
         #expect(pair.watchLog.lines == ["didFinishLaunching"])
         #expect(pair.watch("foreground").ok)
         #expect(pair.watch("background").ok)
-        #expect(pair.watchLog.lines == ["didFinishLaunching", "willEnterForeground", "didBecomeActive", "willResignActive", "didEnterBackground"])
+        #expect(pair.watchLog.lines == ["didFinishLaunching", "willEnterForeground", "didBecomeActive", "willResignActive", "didEnterBackground",
+                                        "snapshot task"])
+        // Launched off screen it was suspended; on screen, active; off it again, it ran for its snapshot, then was suspended.
+        #expect(pair.named("app.state", node: .watch).map { "\($0["to"]!.stringValue!)" } == ["suspended", "foreground", "background", "suspended"])
         let started = pair.events.first { $0.node == .watch && $0.name == "node.started" }
         #expect(started?["appName"]?.stringValue == "logging-workout")
     }
@@ -290,5 +324,68 @@ struct WatchAppTests {
         done.wait()
         #expect(outcome.lines == ["trap ok=false crashed=true", "app.crashed 1", "recovered state=2 elapsed=0", "ending", "saved 60s",
                                   "write-sample ok=true"])
+    }
+
+    @Test("a scheduled refresh wakes the suspended app in the background at its date, with its userInfo; completed, the app is suspended again")  // R: A9
+    func backgroundRefresh() {
+        var pair = HostedPair()
+        pair.watch("refresh 10")
+        #expect(pair.watchLog.lines.last == "scheduled error=none")
+        pair.watch("background")
+        #expect(pair.watch.platform.appState == .suspended)
+        pair.advance(.minutes(9))
+        #expect(!pair.watchLog.lines.contains { $0.hasPrefix("refresh task") })
+        pair.advance(.minutes(2))
+        #expect(pair.watchLog.lines.contains("refresh task after 10 min"))
+        let started = pair.named("task.started").last
+        let startedAt: EmulatedInstant? = started?.at
+        #expect(started?["task"]?.stringValue == "appRefresh")
+        #expect(startedAt == EmulatedInstant.zero + .minutes(10))
+        #expect(pair.named("task.completed").last?["task"]?.stringValue == "appRefresh")
+        #expect(pair.watch.platform.appState == .suspended)
+        #expect(pair.named("app.state", node: .watch).suffix(2).map { $0["to"]!.stringValue! } == ["background", "suspended"])
+    }
+
+    @Test("refreshes beyond the hour's budget wait until it allows them")  // R: A9
+    func refreshBudget() {
+        var pair = HostedPair { $0.watch.refreshPerHour = 2 }
+        for _ in 0..<3 { pair.watch("refresh 1") }
+        pair.watch("background")
+        pair.advance(.minutes(30))
+        #expect(pair.named("task.started").filter { $0["task"]?.stringValue == "appRefresh" }.count == 2)
+        pair.advance(.minutes(40))
+        let runs: [EmulatedInstant] = pair.named("task.started").filter { $0["task"]?.stringValue == "appRefresh" }.map(\.at)
+        let expected: [EmulatedInstant] = [.zero + .minutes(1), .zero + .minutes(1), .zero + .minutes(61)]
+        #expect(runs == expected, "\(runs)")
+    }
+
+    @Test("a background task never completed is reported when its time runs out, and the app is suspended all the same")  // R: A9
+    func taskNotCompleted() {
+        var pair = HostedPair()
+        pair.watch("no-complete")
+        pair.watch("background")
+        #expect(pair.watch.platform.appState == .background, "it runs for its snapshot task")
+        pair.advance(.seconds(20))
+        let misbehaved = pair.named("app.misbehaved", node: .watch).first
+        let misbehavedAt: EmulatedInstant? = misbehaved?.at
+        #expect(misbehaved?["kind"]?.stringValue == "task-not-completed")
+        #expect(misbehavedAt == EmulatedInstant.zero + .seconds(15))
+        #expect(pair.watch.platform.appState == .suspended)
+    }
+
+    @Test("user info from the phone wakes a suspended watch app with a WatchConnectivity task and reaches its delegate")  // R: A9
+    func watchConnectivityTask() {
+        var pair = HostedPair()
+        pair.watch("background")
+        pair.advance(.seconds(1))
+        #expect(pair.watch.platform.appState == .suspended)
+        let sent = pair.phone.handle(commandText: "transfer 5", now: pair.now)
+        pair.take(sent.actions, from: .phone)
+        pair.advance(.seconds(5))
+        let lines = pair.watchLog.lines.suffix(2)
+        #expect(lines.contains("watchConnectivity task pending=false") || lines.contains("watchConnectivity task pending=true"), "\(lines)")
+        #expect(pair.watchLog.lines.contains("userInfo 5"))
+        #expect(pair.named("task.completed").last?["task"]?.stringValue == "watchConnectivity")
+        #expect(pair.watch.platform.appState == .suspended)
     }
 }

@@ -47,6 +47,8 @@ public enum EventName: String, CaseIterable, Sendable {
     case appCrashed = "app.crashed"
     case appPrint = "app.print"
     case appUnsupported = "app.unsupported"
+    case taskStarted = "task.started"
+    case taskCompleted = "task.completed"
     case deviceLocked = "device.locked"
     case deviceUnlocked = "device.unlocked"
     case deviceRebooted = "device.rebooted"

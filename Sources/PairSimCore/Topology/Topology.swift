@@ -29,6 +29,15 @@ public struct WatchConfig: Hashable, Sendable {
     /// ends (seed 000's next step, R: X4): `sendMessage` when reachable, else `transferUserInfo`.
     /// Off by default, so the HealthKit/CloudKit path alone decides when the phone notices.
     public var workoutMessage = false
+    /// Background app refresh tasks a watch app may run per hour (`watch.backgroundRefresh.perHour`).
+    /// Apple documents a budget and no number ("may delay the background task … if your app exceeds
+    /// its budget", scheduleBackgroundRefresh(withPreferredDate:…); "apps with active complications
+    /// get larger budgets", ClockKit): PairSim's choice is 4 an hour, what watchOS is commonly
+    /// reported to give an app with a complication on the active face.
+    public var refreshPerHour = 4
+    /// How long a background task may run before it must be completed (`watch.backgroundRefresh.taskTime`).
+    /// Apple gives no number ("a limited amount of time"); PairSim's choice: 15 s.
+    public var backgroundTaskTime: EmulatedDuration = .seconds(15)
 
     public init() {}
 }

@@ -35,6 +35,8 @@ package final class AppRuntime: @unchecked Sendable {
     var workoutBuilders: [Int: HKLiveWorkoutBuilder] = [:]
     var pendingWorkouts: [Int: (Workout?, String?) -> Void] = [:]
     var pendingRecoveries: [Int: (RecoveredWorkout?) -> Void] = [:]
+    /// The `userInfo` of each background refresh the watch app scheduled, by its id.
+    var refreshUserInfo: [Int: any NSSecureCoding & NSObjectProtocol] = [:]
     /// The process's `WCSession.default`.
     package internal(set) var session = WCSession()
     /// Mirrors of what the platform keeps for the app, for synchronous reads.
@@ -252,6 +254,9 @@ package final class AppRuntime: @unchecked Sendable {
             (app as? WatchAppHost)?.app.handleActiveWorkoutRecovery()
         case .workoutRecovered(let id, let recovered):
             pendingRecoveries.removeValue(forKey: id)?(recovered)
+        case .backgroundTasks(let tasks):
+            let objects = tasks.map { WKRefreshBackgroundTask.make($0, runtime: self) }
+            if let host = app as? WatchAppHost { host.app.handle(Set(objects)) }
         case .terminated:
             forgetProcess()
         }
@@ -296,6 +301,7 @@ package final class AppRuntime: @unchecked Sendable {
         workoutBuilders = [:]
         pendingWorkouts = [:]
         pendingRecoveries = [:]
+        refreshUserInfo = [:]
         session = WCSession()
         // Tasks of the ended process that wait for an answer wait forever: nothing resumes them.
     }
@@ -382,6 +388,7 @@ extension AppCall {
         case .workoutFinished: "finishWorkout completion handler"
         case .workoutRecoveryNeeded: "handleActiveWorkoutRecovery"
         case .workoutRecovered: "recoverActiveWorkoutSession completion handler"
+        case .backgroundTasks: "handle(_:) of background tasks"
         case .terminated: "termination"
         }
     }

@@ -58,6 +58,8 @@ public enum AppCall: Hashable, Sendable {
     case workoutRecoveryNeeded
     /// The answer to `recoverActiveWorkoutSession` `id`: the session under way, or nil.
     case workoutRecovered(id: Int, RecoveredWorkout?)
+    /// watchOS hands the app background tasks (`handle(_:)`): each must be completed.
+    case backgroundTasks([BackgroundTask])
     /// The process ended (terminated or force-quit): the app's memory is gone.
     case terminated
 }
@@ -178,4 +180,30 @@ public enum AppRequest: Hashable, Sendable {
     case crashed(signal: Int32, during: String)
     /// The watch app's workout session `session` and its builder (watchOS).
     case workout(session: Int, WorkoutRequest)
+    /// `scheduleBackgroundRefresh(withPreferredDate:…)` `id` (`done` answers: scheduled).
+    case scheduleRefresh(id: Int, at: EmulatedInstant)
+    /// A background task was completed (`setTaskCompletedWithSnapshot(_:)`).
+    case completeTask(token: Int, snapshot: Bool)
+}
+
+/// A background task watchOS hands a watch app.
+public struct BackgroundTask: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// `WKApplicationRefreshBackgroundTask` for refresh `id` the app scheduled.
+        case appRefresh(id: Int)
+        /// `WKWatchConnectivityRefreshBackgroundTask`: the phone sent something while the app was suspended.
+        case watchConnectivity
+        /// `WKSnapshotRefreshBackgroundTask`: the app left the screen; the system wants its snapshot.
+        case snapshot
+    }
+    public var token: Int
+    public var kind: Kind
+
+    public var name: String {
+        switch kind {
+        case .appRefresh: "appRefresh"
+        case .watchConnectivity: "watchConnectivity"
+        case .snapshot: "snapshot"
+        }
+    }
 }

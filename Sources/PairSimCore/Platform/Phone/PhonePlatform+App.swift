@@ -99,6 +99,11 @@ extension PhonePlatform {
                 actions += appCrashed(signal: signal, during: during, now: now)
             case .wcActivate, .wcSendMessage, .wcReplyToMessage, .wcTransfer, .wcCancelTransfer, .wcUpdateContext:
                 actions += handleWatchConnectivity(request, now: now)
+            case .scheduleRefresh(let id, _):
+                // watchOS's: an iPhone app schedules refreshes with BGTaskScheduler (not modelled).
+                self.call(.done(id: id, error: "errorHealthDataUnavailable"))
+            case .completeTask:
+                break
             case .workout(let session, let asked):
                 // Workout sessions run on the watch: PairSim's iPhone has none (iOS 26's are not modelled).
                 if case .prepare = asked { self.call(.workoutSessionFailed(session: session, error: "errorHealthDataUnavailable")) }

@@ -6,16 +6,22 @@ import Foundation
 /// (`HostedWorkout`); its WatchConnectivity requests are handled as the phone's are (`WCAppHost`).
 extension WatchModel: WCAppHost {
     /// The hosted app runs with its session activated, and is reachable (on screen or in a workout).
-    var appHearsWatchConnectivity: Bool { appRunning && wc.activated && watchAppRuns }
+    var appHearsWatchConnectivity: Bool {
+        appRunning && wc.activated && (watchAppRuns || (appState == .background && openTasks.values.contains { $0.kind == .watchConnectivity }))
+    }
 
     mutating func withSession<T>(_ body: (inout WCSessionCore, inout SyncEngine) -> T) -> T { body(&wc, &sync) }
 
     /// The watch's own side of a link: its app runs and the phone is in range.
     func ownReachable(now: EmulatedInstant) -> Bool { ownLink(now: now) }
 
-    /// Queues a call for the hosted app; dropped when its process does not run.
+    /// Queues a call for the hosted app: held while it is suspended, dropped when it does not run.
     mutating func call(_ call: AppCall) {
-        if appRunning { appCalls.append(call) }
+        switch appState {
+        case .foreground, .background: appCalls.append(call)
+        case .suspended: heldCalls.append(call)
+        case .notRunning: break
+        }
     }
 
     /// A fresh token for a reply handler, a query or a timer.
@@ -46,7 +52,7 @@ extension WatchModel: WCAppHost {
     /// workout session under way, the system asks it to recover the session
     /// (`handleActiveWorkoutRecovery()`), whose handle belonged to the process before.
     mutating func launchApp(now: EmulatedInstant) {
-        appRunning = true
+        appState = wc.foreground ? .foreground : .background
         call(.launch(background: !wc.foreground, defaults: appDefaults, records: []))
         if wc.foreground { call(.scenePhase(.active)) }
         if var current = workout, current.isRecoverable {
@@ -62,15 +68,16 @@ extension WatchModel: WCAppHost {
 
     /// When the hosted app next needs the driver: a timer of its clock, or its sensor's next reading.
     var hostedDeadline: EmulatedInstant? {
-        var next = workout?.nextSampleAt
-        for at in appTimers.values { next = next.earliest(at) }
+        var next = tasksDeadline.earliest(workout?.nextSampleAt)
+        // A suspended app's timers wait until it runs again.
+        if appState != .suspended { for at in appTimers.values { next = next.earliest(at) } }
         return next
     }
 
     /// Time passes for the hosted app: its timers fire, its workout's sensor reads.
     mutating func advanceHostedApp(now: EmulatedInstant) -> [NodeAction] {
-        let actions = collectLive(now: now)
-        if !appTimers.isEmpty {
+        let actions = collectLive(now: now) + advanceTasks(now: now)
+        if !appTimers.isEmpty, appState != .suspended {
             for (id, at) in appTimers.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) where at <= now {
                 appTimers[id] = nil
                 call(.timer(id: id))
@@ -134,17 +141,28 @@ extension WatchModel: WCAppHost {
                 actions += handleWatchConnectivity(request, now: now)
             case .workout(let session, let asked):
                 actions += handleWorkout(session, asked, now: now)
+            case .scheduleRefresh(let id, let at):
+                scheduleRefresh(id, at: at, now: now)
+            case .completeTask(let token, let snapshot):
+                actions += completeTask(token, snapshot: snapshot, now: now)
             }
         }
         return actions + refreshReachability(now: now)
     }
 
-    /// The app finished handling what it was handed (nothing waits on it on the watch yet).
-    public mutating func appSettled(now: EmulatedInstant) -> [NodeAction] { [] }
+    /// The app finished handling what it was handed: off screen with nothing left to do, it is suspended.
+    public mutating func appSettled(now: EmulatedInstant) -> [NodeAction] {
+        guard hostedApp != nil, appCalls.isEmpty else { return [] }
+        return suspendIfIdle(now: now)
+    }
 
     /// Why the hosted app cannot take a user action now (nil: it can).
     public func userActionRefusal(_ verb: String) -> String? {
-        appRunning ? nil : "\(verb): the watch app is not running (it crashed); restart the node"
+        switch appState {
+        case .foreground: nil
+        case .notRunning: "\(verb): the watch app is not running (it crashed); restart the node"
+        case .background, .suspended: "\(verb): the watch app is not on screen (\(appState.rawValue)); use 'foreground' first"
+        }
     }
 
     func unsupported(_ api: String, _ detail: String, now: EmulatedInstant) -> NodeAction {
@@ -203,8 +221,10 @@ extension WatchModel: WCAppHost {
             "signal": .string(name), "during": .string(during),
             "reason": "the app's code trapped (Swift prints why on the node's stderr); its process ended",
         ])]
-        appRunning = false
+        appState = .notRunning
         appCalls = []
+        heldCalls = []
+        openTasks = [:]
         appTimers = [:]
         wcReplyTokens = [:]
         wc.processEnded()
@@ -224,5 +244,103 @@ extension WatchModel: WCAppHost {
         launchApp(now: now)
         return actions + [event(.workoutSession, now, level: .warning, ["session": .int(current.number), "state": .string(current.state.name),
                                                                         "reason": "the app crashed; the system relaunched it to recover the session"])]
+    }
+}
+
+/// A hosted watch app's process, as watchOS runs it.
+public enum WatchAppState: String, Hashable, Sendable {
+    /// Not launched, or ended by a trap outside a workout.
+    case notRunning
+    /// On screen.
+    case foreground
+    /// Running off screen: in a workout session, or handling background tasks.
+    case background
+    /// Off screen with nothing to do: its code does not run; what arrives for it waits.
+    case suspended
+}
+
+/// Background tasks (R: A9): `WKApplicationRefreshBackgroundTask` at the app's request, within a
+/// budget; `WKWatchConnectivityRefreshBackgroundTask` when the phone's user info, context or file
+/// arrives while the app is suspended; `WKSnapshotRefreshBackgroundTask` when it leaves the screen.
+/// The app runs in the background until it has completed them, then is suspended; a task not
+/// completed within `watch.backgroundRefresh.taskTime` is a misbehaviour, and the app is
+/// suspended all the same.
+extension WatchModel {
+    /// Moves the app's process to `state`, with an `app.state` event; running again, it gets
+    /// what was held for it.
+    mutating func setAppState(_ state: WatchAppState, reason: String, now: EmulatedInstant) -> [NodeAction] {
+        guard appState != state else { return [] }
+        let from = appState
+        appState = state
+        if state == .foreground || state == .background, !heldCalls.isEmpty {
+            appCalls += heldCalls
+            heldCalls = []
+        }
+        return [event(.appState, now, ["from": .string(from.rawValue), "to": .string(state.rawValue), "reason": .string(reason)])]
+    }
+
+    /// The app runs off screen with nothing to do: suspended (a workout session keeps it running).
+    mutating func suspendIfIdle(now: EmulatedInstant) -> [NodeAction] {
+        guard appState == .background, openTasks.isEmpty, workout?.state != .running, workout?.state != .paused else { return [] }
+        return setAppState(.suspended, reason: "no work left", now: now)
+    }
+
+    /// Hands the app a background task, waking it into the background when suspended.
+    mutating func startTask(_ kind: BackgroundTask.Kind, now: EmulatedInstant) -> [NodeAction] {
+        guard appRunning else { return [] }
+        let token = token()
+        openTasks[token] = (kind, now + topology.watch.backgroundTaskTime)
+        var actions = appState == .suspended ? setAppState(.background, reason: "background task", now: now) : []
+        let task = BackgroundTask(token: token, kind: kind)
+        call(.backgroundTasks([task]))
+        actions.append(event(.taskStarted, now, ["task": .string(task.name), "token": .int(Int64(token))]))
+        return actions
+    }
+
+    /// The app completed task `token`.
+    mutating func completeTask(_ token: Int, snapshot: Bool, now: EmulatedInstant) -> [NodeAction] {
+        guard let (kind, _) = openTasks.removeValue(forKey: token) else { return [] }
+        return [event(.taskCompleted, now, ["task": .string(BackgroundTask(token: token, kind: kind).name), "token": .int(Int64(token)),
+                                            "snapshot": .bool(snapshot)])]
+    }
+
+    /// `scheduleBackgroundRefresh`: runs at the preferred date, or once the hour's budget allows.
+    mutating func scheduleRefresh(_ id: Int, at: EmulatedInstant, now: EmulatedInstant) {
+        refreshes[id] = max(at, now)
+        call(.done(id: id, error: nil))
+    }
+
+    /// When refresh `at` may run: the preferred date, unless the last hour's runs used the budget.
+    func refreshDue(_ at: EmulatedInstant) -> EmulatedInstant {
+        let budget = topology.watch.refreshPerHour
+        guard budget > 0 else { return .zero + .days(365_000) }
+        let recent = refreshRuns.filter { $0 > at - .hours(1) }
+        guard recent.count >= budget else { return at }
+        return recent[recent.count - budget] + .hours(1)
+    }
+
+    /// When the background tasks next need the driver: a refresh coming due, a task's time running out.
+    var tasksDeadline: EmulatedInstant? {
+        var next: EmulatedInstant?
+        for at in refreshes.values { next = next.earliest(refreshDue(at)) }
+        for task in openTasks.values { next = next.earliest(task.deadline) }
+        return next
+    }
+
+    /// Refreshes that came due start; tasks whose time ran out end, reported.
+    mutating func advanceTasks(now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction] = []
+        for (id, at) in refreshes.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) where refreshDue(at) <= now {
+            refreshes[id] = nil
+            refreshRuns.append(now)
+            refreshRuns.removeAll { $0 <= now - .hours(1) }
+            actions += startTask(.appRefresh(id: id), now: now)
+        }
+        for (token, task) in openTasks.sorted(by: { $0.key < $1.key }) where task.deadline <= now {
+            openTasks[token] = nil
+            let name = BackgroundTask(token: token, kind: task.kind).name
+            actions.append(misbehaved("task-not-completed", "the \(name) background task was not completed within \(topology.watch.backgroundTaskTime) (setTaskCompletedWithSnapshot); watchOS suspends the app", now: now))
+        }
+        return actions + suspendIfIdle(now: now)
     }
 }

@@ -12,7 +12,7 @@ extension WatchModel {
     var watchAppRuns: Bool {
         if hostedApp != nil {
             // A hosted app: on screen, or kept running by its workout session.
-            return appRunning && (wc.foreground || workout?.state == .running || workout?.state == .paused)
+            return appState == .foreground || (appRunning && (workout?.state == .running || workout?.state == .paused))
         }
         return switch session.state {
         case .running, .paused: true
@@ -74,7 +74,13 @@ extension WatchModel {
                                                                 "id": .string(item.id), "reason": "the watch app is not running"]))
             return actions + wc.sendReply(to: item.id, payload: nil, error: .notReachable, sync: &sync, now: now)
         }
-        return actions + wc.receive(item, now: now) + deliverToWatchApp(now: now)
+        actions += wc.receive(item, now: now)
+        // User info, a context or a file for a suspended app: watchOS wakes it in the background
+        // with a WKWatchConnectivityRefreshBackgroundTask, and delivers what came.
+        if hostedApp != nil, item.kind != .message, appState == .suspended, wc.activated {
+            actions += startTask(.watchConnectivity, now: now)
+        }
+        return actions + deliverToWatchApp(now: now)
     }
 
     /// After the phone's acknowledgements: finished transfers, the next in the queue.
@@ -125,8 +131,15 @@ extension WatchModel {
     mutating func watchApp(onScreen: Bool, now: EmulatedInstant) -> CommandResult {
         guard wc.foreground != onScreen else { return ok("the watch app is already \(onScreen ? "on screen" : "off screen")") }
         wc.foreground = onScreen
-        if hostedApp != nil { call(.scenePhase(onScreen ? .active : .background)) }
+        var lifecycle: [NodeAction] = []
+        if hostedApp != nil, appRunning {
+            // On screen it is active; leaving it, it runs in the background for its snapshot task
+            // (and its workout, if one runs), then is suspended.
+            lifecycle = setAppState(onScreen ? .foreground : .background, reason: "user", now: now)
+            call(.scenePhase(onScreen ? .active : .background))
+            if !onScreen { lifecycle += startTask(.snapshot, now: now) }
+        }
         return ok("the watch app is \(onScreen ? "on screen" : "off screen")",
-                  [event(.watchApp, now, ["onScreen": .bool(onScreen)])] + refreshReachability(now: now))
+                  [event(.watchApp, now, ["onScreen": .bool(onScreen)])] + lifecycle + refreshReachability(now: now))
     }
 }

@@ -54,8 +54,18 @@ public struct WatchModel: NodeModel {
     var wcReplyTokens: [Int: (id: String, isData: Bool)] = [:]
     /// What the app stored with `AppDefaults` (process memory of the node: not kept across restarts yet).
     var appDefaults = JSONObject()
-    /// The hosted app's process runs.
-    public internal(set) var appRunning = false
+    /// The hosted app's process: on screen, running in the background, suspended, or not running.
+    public internal(set) var appState = WatchAppState.notRunning
+    /// The hosted app's process runs (possibly suspended).
+    public var appRunning: Bool { appState != .notRunning }
+    /// Calls held while the app is suspended: they reach it when it runs again.
+    var heldCalls: [AppCall] = []
+    /// Background refreshes the app scheduled: its id → the preferred date.
+    var refreshes: [Int: EmulatedInstant] = [:]
+    /// When refresh tasks ran in the last hour (the budget).
+    var refreshRuns: [EmulatedInstant] = []
+    /// Background tasks handed to the app and not completed yet: token → what and until when.
+    var openTasks: [Int: (kind: BackgroundTask.Kind, deadline: EmulatedInstant)] = [:]
     /// The hosted app's workout session and its live builder (not kept across node restarts yet).
     public internal(set) var workout: HostedWorkout? { didSet { touched.insert(.session) } }
     /// Workout sessions the hosted app started so far.
