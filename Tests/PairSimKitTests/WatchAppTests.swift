@@ -104,6 +104,11 @@ final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLive
                 log.lines.append("scheduled error=\(error.map { "\($0)" } ?? "none")")
             }
             return "scheduling"
+        case "remember":
+            AppDefaults.standard.set(action.argument(0) ?? "", forKey: "remembered")
+            return "ok"
+        case "recall":
+            return AppDefaults.standard.string(forKey: "remembered") ?? "nothing"
         case "no-complete":
             completesTasks = false
             return "ok"
@@ -157,7 +162,7 @@ struct HostedPair {
         var topology = Phone.topology
         configure(&topology)
         let watchLog = self.watchLog, phoneLog = self.phoneLog
-        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count", "refresh", "no-complete"]
+        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count", "refresh", "no-complete", "remember", "recall"]
         watch = WatchNode(topology: topology, boot: "w1",
                           app: AppRegistration(name: "logging-workout", summary: "test", actions: verbs.map { UserActionSpec($0, "", "") },
                                                makeWatchApp: { LoggingWorkoutApp(log: watchLog, endsCollection: endsCollection) }))
@@ -387,5 +392,21 @@ struct WatchAppTests {
         #expect(pair.watchLog.lines.contains("userInfo 5"))
         #expect(pair.named("task.completed").last?["task"]?.stringValue == "watchConnectivity")
         #expect(pair.watch.platform.appState == .suspended)
+    }
+
+    @Test("what the watch app keeps in AppDefaults survives the watch node's restart")  // R: A8
+    func defaultsAcrossRestart() throws {
+        var pair = HostedPair()
+        #expect(pair.watch("remember blue").ok)
+        var image = DurableImage()
+        image.commit([], values: pair.watch.persistentValues())
+        let log = ScriptedApp.Log()
+        var restarted = WatchNode(topology: Phone.topology, boot: "w2",
+                                  app: AppRegistration(name: "logging-workout", summary: "test", actions: ["recall"].map { UserActionSpec($0, "", "") },
+                                                       makeWatchApp: { LoggingWorkoutApp(log: log) }))
+        try restarted.restore(image.load(), now: pair.now)
+        _ = restarted.start(now: pair.now)
+        _ = restarted.handle(commandText: "foreground", now: pair.now)
+        #expect(restarted.handle(commandText: "recall", now: pair.now).reply == "blue")
     }
 }

@@ -247,6 +247,25 @@ struct SchemaTests {
         }
     }
 
+    @Test("a developer's watch app's workout session, builder and AppDefaults round-trip through the watch's tables (schema v7)")  // R: A9, K1
+    func hostedWatchState() throws {
+        let path = SQLiteStorageTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1", app: "some-watch-app")
+        _ = watch.start(now: .zero)
+        _ = watch.handle([.setDefault(key: "unit", value: .string("km")), .workout(session: 1, .startActivity(activity: "running", at: .zero)),
+                          .workout(session: 1, .beginCollection(id: 2, at: .zero, types: [.heartRate, .activeEnergyBurned]))],
+                         answering: .terminated, now: .zero)
+        _ = watch.advance(to: .zero + .minutes(3))
+        _ = watch.handle([.workout(session: 1, .pause)], answering: .terminated, now: .zero + .minutes(3))
+        let storage = try SQLiteStorage(path: path)
+        try storage.commit([], values: watch.persistentValues())
+        var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2", app: "some-watch-app")
+        try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .minutes(4))
+        #expect(restored.persistentValues() == watch.persistentValues())
+        #expect(restored.workout?.state == .paused && restored.workout?.readings == 36 && restored.workout?.session == 0)
+    }
+
     @Test("a phone database written by wave 1 is migrated, held objects and waiting records included")  // R: K1, S5
     func migratesPhoneV1() throws {
         let path = SQLiteStorageTests.temporaryPath()

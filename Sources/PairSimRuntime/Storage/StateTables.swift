@@ -166,7 +166,7 @@ enum StateTables {
                                      entry["stopped"]?.boolValue ?? false, entry["pending"]?.boolValue ?? false,
                                      entry["lastWakeAt"]?.intValue, entry["misses"]?.intValue ?? 0, entry["wakeAt"]?.intValue])
             }
-        case "phone.defaults":
+        case "phone.defaults", "watch.appDefaults":
             try db.execute(sql: "DELETE FROM user_defaults")
             for (position, member) in (value.objectValue?.members ?? []).enumerated() {
                 try db.execute(sql: "INSERT INTO user_defaults (position, key, value) VALUES (?, ?, ?)",
@@ -303,6 +303,14 @@ enum StateTables {
         }
         if let workout = try readHostedWorkout(db) { values["watch.hostedWorkout"] = workout }
         if let wc = try readWatchConnectivity(db) { values["wc"] = wc }
+        if try Row.fetchOne(db, sql: "SELECT 1 FROM phone_app") == nil {
+            // The watch keeps a developer's watch app's `AppDefaults` in the same table.
+            var defaults = JSONObject()
+            for entry in try Row.fetchAll(db, sql: "SELECT key, value FROM user_defaults ORDER BY position") {
+                defaults.append(entry["key"], try JSONParser().parse(entry["value"] as String))
+            }
+            if !defaults.members.isEmpty { values["watch.appDefaults"] = .object(defaults) }
+        }
         if let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") {
             let denied = try String.fetchAll(db, sql: "SELECT type FROM phone_denied ORDER BY rowid")
             values["phone.app"] = .object([

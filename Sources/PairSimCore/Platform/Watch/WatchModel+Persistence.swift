@@ -27,6 +27,9 @@ extension WatchModel {
             values["watch.failNextFinish"] = .bool(failNextFinish)
             if hostedApp != nil { values["watch.hostedSessions"] = .int(hostedSessions) }
         }
+        if keys.contains(.appDefaults), hostedApp != nil {
+            values["watch.appDefaults"] = .object(appDefaults)
+        }
         if keys.contains(.uuids) { values["watch.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
         if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
         if keys.contains(.jobs) {
@@ -49,6 +52,7 @@ extension WatchModel {
             workout = restored
         }
         hostedSessions = values["watch.hostedSessions"]?.intValue ?? hostedSessions
+        if hostedApp != nil, let defaults = values["watch.appDefaults"]?.objectValue { appDefaults = defaults }
         sessionCount = values["watch.sessionCount"]?.intValue ?? sessionCount
         restingCount = values["watch.restingCount"]?.intValue ?? restingCount
         nextRestingAt = values["watch.nextRestingAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
@@ -73,5 +77,7 @@ struct WatchValues: OptionSet, Sendable {
     static let export = WatchValues(rawValue: 1 << 3)
     /// `plan`, `bulk`, `healthImport`.
     static let jobs = WatchValues(rawValue: 1 << 4)
-    static let all = WatchValues(rawValue: (1 << 5) - 1)
+    /// A developer's watch app's `AppDefaults`.
+    static let appDefaults = WatchValues(rawValue: 1 << 5)
+    static let all = WatchValues(rawValue: (1 << 6) - 1)
 }

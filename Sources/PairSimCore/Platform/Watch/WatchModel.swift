@@ -52,8 +52,8 @@ public struct WatchModel: NodeModel {
     var appTimers: [Int: EmulatedInstant] = [:]
     /// Reply handlers handed to the app for received messages: token → message id.
     var wcReplyTokens: [Int: (id: String, isData: Bool)] = [:]
-    /// What the app stored with `AppDefaults` (process memory of the node: not kept across restarts yet).
-    var appDefaults = JSONObject()
+    /// What the app stored with `AppDefaults` (kept across launches, restarts and kill -9).
+    var appDefaults = JSONObject() { didSet { touched.insert(.appDefaults) } }
     /// The hosted app's process: on screen, running in the background, suspended, or not running.
     public internal(set) var appState = WatchAppState.notRunning
     /// The hosted app's process runs (possibly suspended).
