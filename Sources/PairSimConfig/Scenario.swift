@@ -122,6 +122,9 @@ public struct Scenario: Sendable {
     /// Commands in time order (file order at equal times).
     public var timeline: [TimelineEntry]
     public var expectations: [ExpectationSpec]
+    /// The app's own invariants (`invariants:`): checked on every run, under the nemesis and in
+    /// every swarm seed too, where the expectations are not.
+    public var invariants: [ExpectationSpec] = []
     public var sourcePath: String
     /// The scenario's `nemesis:` (faults drawn from the seed), used by `simulate --nemesis` and
     /// `swarm --nemesis`; nil: the defaults.
@@ -136,7 +139,7 @@ public struct Scenario: Sendable {
     /// What the expectations may not mean as written (`EventMatcher.warnings`), each once.
     public var warnings: [String] {
         var seen = Set<String>()
-        return expectations.flatMap { spec -> [String] in
+        return (expectations + invariants).flatMap { spec -> [String] in
             switch spec.expectation {
             case .eventually(let m), .never(let m), .exactly(_, let m), .atMost(_, let m, _), .atLeast(_, let m): m.warnings
             case .within(_, let after, let then): after.warnings + then.warnings

@@ -18,7 +18,7 @@ public enum ScenarioLoader {
 
     public static func parse(yaml text: String, file: String, appCommands: [CommandSpec] = AppCatalog.knownActions) throws(ConfigError) -> Scenario {
         let root = try YAMLReader.root(yaml: text, file: file)
-        let map = try root.mapping(allowed: ["name", "description", "topology", "overrides", "duration", "timeline", "expect", "nemesis"],
+        let map = try root.mapping(allowed: ["name", "description", "topology", "overrides", "duration", "timeline", "expect", "invariants", "nemesis"],
                                    required: ["name", "topology", "duration"])
         let name = try map["name"]!.string()
         let duration = try map["duration"]!.duration()
@@ -38,6 +38,13 @@ public enum ScenarioLoader {
         var scenario = Scenario(name: name, description: try map["description"]?.string() ?? "", topology: topology, topologyYAML: yaml,
                                 duration: duration, timeline: timeline.map(\.0), expectations: expectations, sourcePath: file)
         if let nemesis = map["nemesis"] { scenario.nemesis = try self.nemesis(nemesis) }
+        if let list = map["invariants"] {
+            for item in try list.sequence() {
+                var invariant = try expectation(item)
+                invariant.label = "invariant: " + invariant.label
+                scenario.invariants.append(invariant)
+            }
+        }
         return scenario
     }
 

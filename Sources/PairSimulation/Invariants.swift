@@ -220,12 +220,14 @@ public enum Invariants {
 }
 
 extension Simulator {
-    /// A finished run's verdicts: the scenario's expectations, or — with the nemesis — the
-    /// invariants against its fault-free twin (same scenario, app, seed and length), run here.
+    /// A finished run's verdicts: the scenario's expectations, or — with the nemesis — PairSim's
+    /// invariants against its fault-free twin (same scenario, app, seed and length), run here;
+    /// then the scenario's own invariants, always.
     public func verdicts() -> [Verdict] {
-        guard hasNemesis else { return ExpectationChecker.check(scenario.expectations, events: events) }
+        let own = ExpectationChecker.check(scenario.invariants, events: events)
+        guard hasNemesis else { return ExpectationChecker.check(scenario.expectations, events: events) + own }
         var calm = Simulator(scenario: scenario, app: app, watchApp: watchApp, seed: seed, duration: scenarioLength, settled: true)
         calm.run()
-        return Invariants.check(self, calm: calm)
+        return Invariants.check(self, calm: calm) + own
     }
 }

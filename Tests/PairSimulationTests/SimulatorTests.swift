@@ -145,4 +145,22 @@ struct HostedWatchSimulationTests {
         #expect(failed.contains("exactly 1 × watch workout.finished"), "\(failed)")
         #expect(failed.contains("exactly 1 × phone watch.workoutFinished via=message"), "\(failed)")
     }
+
+    @Test("a scenario's own invariants are checked under the nemesis, where its expectations are not: the broken app fails them on every seed, the right one on none")  // R: A11, V2
+    func appInvariantsUnderNemesis() throws {
+        var scenario = try SimulatorTests.scenario("hosted-watch-workout")
+        scenario.invariants = [ExpectationSpec(expectation: .atLeast(1, try EventMatcher(parsing: "watch workout.finished")),
+                                               label: "invariant: the workout is saved")]
+        let reference = try AppCatalog.registration(named: "reference", topology: scenario.topology)
+        let broken = AppRegistration(name: "workout-watch", summary: "broken", actions: WorkoutWatchApp.actions,
+                                     makeWatchApp: { WorkoutWatchApp(endsCollectionFirst: false) })
+        for seed in UInt64(1)...3 {
+            for (app, fails) in [(try AppCatalog.watchApp(for: scenario.topology)!, false), (broken, true)] {
+                var run = Simulator(scenario: scenario, app: reference, watchApp: app, seed: seed, nemesis: NemesisSpec())
+                run.run()
+                let verdict = run.verdicts().first { $0.label == "invariant: the workout is saved" }
+                #expect(verdict?.passed == !fails, "seed \(seed), \(app.summary)")
+            }
+        }
+    }
 }

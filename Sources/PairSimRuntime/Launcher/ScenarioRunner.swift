@@ -130,7 +130,7 @@ public struct ScenarioRunner {
         let charts = WorkoutCharts.make(workouts: state.workouts.map(\.0),
                                         heartRate: state.samples.map(\.0).filter { $0.type == .heartRate })
         return ScenarioOutcome(scenario: scenario.name, mode: "run", seed: topology.seed, duration: scenario.duration, events: events,
-                               verdicts: ExpectationChecker.check(scenario.expectations, events: events),
+                               verdicts: ExpectationChecker.check(scenario.expectations + scenario.invariants, events: events),
                                failedCommands: failed, charts: charts)
     }
 

@@ -81,6 +81,9 @@ public final class MyHealthApp: PairSimApp, WCSessionDelegate {
             guard let uuid = UUID(uuidString: id) else { continue }
             let descriptor = HKSampleQueryDescriptor(predicates: [.workout(HKQuery.predicateForObject(with: uuid))], sortDescriptors: [], limit: 1)
             guard let workout = try? await descriptor.result(for: store).first else { continue }
+            // The message and the workout observer can both be resolving at once (each awaits its
+            // query): only the first to get here logs it.
+            guard pendingWorkoutIDs.contains(id) else { continue }
             pendingWorkoutIDs.removeAll { $0 == id }
             AppLog.event("myapp.workout", ["uuid": .string(id), "minutes": .int(Int(workout.duration / 60))])
         }
