@@ -6,7 +6,7 @@ internal import PairSimCore
 /// takes one. PairSim's are subclasses that know what they ask for, so a query can hand the
 /// platform the date window and UUIDs it may narrow its search to, and evaluate the rest itself.
 /// A predicate of the app's own (`NSPredicate(block:)`) is evaluated on each object.
-class HKObjectPredicate: NSPredicate, @unchecked Sendable {
+class HKObjectPredicate: NSPredicate {
     init() { super.init(value: true) }
 
     required init?(coder: NSCoder) { nil }
@@ -20,7 +20,7 @@ class HKObjectPredicate: NSPredicate, @unchecked Sendable {
 
 /// `predicateForSamples(withStart:end:options:)`: no options, samples that overlap the interval;
 /// `.strictStartDate`, starting in it; `.strictEndDate`, ending in it (HealthKit's reading).
-final class HKDateRangePredicate: HKObjectPredicate, @unchecked Sendable {
+final class HKDateRangePredicate: HKObjectPredicate {
     let start: Date?
     let end: Date?
     let options: HKQueryOptions
@@ -58,7 +58,7 @@ final class HKDateRangePredicate: HKObjectPredicate, @unchecked Sendable {
 }
 
 /// `predicateForObject(with:)` and `predicateForObjects(with:)`.
-final class HKUUIDPredicate: HKObjectPredicate, @unchecked Sendable {
+final class HKUUIDPredicate: HKObjectPredicate {
     let uuids: Set<UUID>
 
     init(uuids: Set<UUID>) {
@@ -73,7 +73,7 @@ final class HKUUIDPredicate: HKObjectPredicate, @unchecked Sendable {
 }
 
 /// `predicateForObjects(from:)` for one source or several.
-final class HKSourcePredicate: HKObjectPredicate, @unchecked Sendable {
+final class HKSourcePredicate: HKObjectPredicate {
     let sources: Set<HKSource>
 
     init(sources: Set<HKSource>) {
@@ -88,7 +88,7 @@ final class HKSourcePredicate: HKObjectPredicate, @unchecked Sendable {
 }
 
 /// `predicateForObjects(withMetadataKey:)`, and with `allowedValues`.
-final class HKMetadataPredicate: HKObjectPredicate, @unchecked Sendable {
+final class HKMetadataPredicate: HKObjectPredicate {
     let key: String
     let allowed: [String]?
 
@@ -110,7 +110,7 @@ final class HKMetadataPredicate: HKObjectPredicate, @unchecked Sendable {
 }
 
 /// `predicateForWorkouts(with:)`.
-final class HKWorkoutActivityPredicate: HKObjectPredicate, @unchecked Sendable {
+final class HKWorkoutActivityPredicate: HKObjectPredicate {
     let activityType: HKWorkoutActivityType
 
     init(activityType: HKWorkoutActivityType) {
@@ -158,7 +158,7 @@ extension HKQuery {
 }
 
 /// `predicateForQuantitySamples(with:quantity:)`: quantity samples compared with a quantity.
-final class HKQuantityPredicate: HKObjectPredicate, @unchecked Sendable {
+final class HKQuantityPredicate: HKObjectPredicate {
     let comparison: NSComparisonPredicate.Operator
     let quantity: HKQuantity
 
@@ -229,7 +229,7 @@ struct PredicatePlan {
             exact = top
         case let compound as NSCompoundPredicate where compound.compoundPredicateType == .and:
             // Every conjunct holds for a match: each may narrow the search.
-            for case let inner as NSPredicate in compound.subpredicates { narrow(by: inner, top: false) }
+            for inner in compound.subpredicates { narrow(by: inner, top: false) }
         default:
             break
         }
