@@ -27,7 +27,8 @@ enum PhoneConfigLoader {
     }
 
     static func app(_ reader: YAMLReader) throws(ConfigError) -> AppConfig {
-        let fields = try reader.mapping(allowed: ["name", "initialState", "registerObserversAtLaunch", "backgroundBudget", "wakeBudget", "handlerDuration"])
+        let fields = try reader.mapping(allowed: ["name", "initialState", "registerObserversAtLaunch", "backgroundBudget", "wakeBudget", "handlerDuration",
+                                                  "settings"])
         var app = AppConfig()
         if let value = fields["name"] { app.name = try appName(try value.string(), value) }
         if let value = fields["initialState"] { app.initialState = AppState(rawValue: try value.choice(["foreground", "notRunning"]))! }
@@ -35,6 +36,7 @@ enum PhoneConfigLoader {
         if let value = fields["backgroundBudget"] { app.backgroundBudget = try positive(value) }
         if let value = fields["wakeBudget"] { app.wakeBudget = try positive(value) }
         if let value = fields["handlerDuration"] { app.handlerDuration = try value.duration() }
+        if let value = fields["settings"] { app.settings = try value.settings() }
         return app
     }
 

@@ -235,8 +235,9 @@ public enum TopologyLoader {
         var config = WatchConfig()
         if let app = map["app"] {
             // `app: NAME` or `app: { name: NAME }`: a watch app of the build's (absent: the seeds' app, built in).
-            let name = app.isMapping ? try app.mapping(allowed: ["name"], required: ["name"])["name"]! : app
-            config.app = try PhoneConfigLoader.appName(try name.string(), name)
+            let fields = app.isMapping ? try app.mapping(allowed: ["name", "settings"], required: ["name"]) : ["name": app]
+            config.app = try PhoneConfigLoader.appName(try fields["name"]!.string(), fields["name"]!)
+            if let settings = fields["settings"] { config.appSettings = try settings.settings() }
         }
         if let value = map["workoutMessage"] { config.workoutMessage = try value.bool() }
         if let refresh = map["backgroundRefresh"] {

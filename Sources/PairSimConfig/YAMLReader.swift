@@ -72,6 +72,36 @@ public struct YAMLReader {
         return result
     }
 
+    /// A mapping of an app's own settings: any keys (at most 64, each at most 64 bytes), each a
+    /// scalar — a whole number, a number, `true`/`false`, or text (quote it to keep it text).
+    public func settings() throws(ConfigError) -> JSONObject {
+        guard case .mapping(let mapping) = node else { throw error("expected a mapping (key: value), got \(kindName)") }
+        guard mapping.count <= 64 else { throw error("at most 64 settings, got \(mapping.count)") }
+        var result = JSONObject()
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string, !key.isEmpty, key.utf8.count <= 64 else { throw error("a setting's name is text of 1 to 64 bytes") }
+            guard result[key] == nil else {
+                throw ConfigError(file: file, line: keyNode.mark?.line, path: child(key), reason: "key appears twice")
+            }
+            guard case .scalar(let scalar) = value else {
+                throw ConfigError(file: file, line: keyNode.mark?.line, path: child(key), reason: "a setting is a number, true/false or text")
+            }
+            let text = scalar.string
+            if scalar.style == .singleQuoted || scalar.style == .doubleQuoted {
+                result[key] = .string(text)
+            } else if let number = Int64(text) {
+                result[key] = .int(number)
+            } else if let number = Double(text), number.isFinite {
+                result[key] = .double(number)
+            } else if text == "true" || text == "false" {
+                result[key] = .bool(text == "true")
+            } else {
+                result[key] = .string(text)
+            }
+        }
+        return result
+    }
+
     /// The sequence's items.
     public func sequence() throws(ConfigError) -> [YAMLReader] {
         guard case .sequence(let sequence) = node else { throw error("expected a list, got \(kindName)") }

@@ -147,3 +147,24 @@ struct MatcherWarningTests {
         #expect(try EventMatcher(parsing: "phone myapp.reading _by=me hrv=41").warnings.isEmpty)
     }
 }
+
+@Suite("An app's settings in the topology")
+struct AppSettingsConfigTests {
+    @Test("phone.app.settings and watch.app.settings: numbers, true/false and text, quoted text kept as text; anything else refused")  // R: A11
+    func settings() throws {
+        let topology = try TopologyLoaderTests.parse("name: t\n" + TopologyLoaderTests.nodes + """
+
+            phone:
+              app: { name: my-app, settings: { threshold: 0.8, retries: 3, verbose: true, mode: fast, code: "007" } }
+            watch:
+              app: { name: my-watch-app, settings: { interval: 5 } }
+            """)
+        #expect(topology.phone.app.settings == ["threshold": .double(0.8), "retries": 3, "verbose": true, "mode": "fast", "code": "007"])
+        #expect(topology.watch.app == "my-watch-app" && topology.watch.appSettings == ["interval": 5])
+        let error = #expect(throws: ConfigError.self) {
+            try TopologyLoaderTests.parse("name: t\n" + TopologyLoaderTests.nodes + "\nphone:\n  app: { name: a, settings: { nested: { x: 1 } } }\n")
+        }
+        #expect(error?.description.contains("phone.app.settings.nested") == true && error?.description.contains("a setting is a number, true/false or text") == true,
+                "\(error?.description ?? "")")
+    }
+}

@@ -107,6 +107,9 @@ final class LoggingWorkoutApp: PairSimWatchApp, HKWorkoutSessionDelegate, HKLive
         case "remember":
             AppDefaults.standard.set(action.argument(0) ?? "", forKey: "remembered")
             return "ok"
+        case "setting":
+            let settings = AppSettings.standard
+            return "\(settings.string(forKey: "label") ?? "-") \(settings.double(forKey: "ratio")) \(settings.integer(forKey: "count")) \(settings.bool(forKey: "flag"))"
         case "recall":
             return AppDefaults.standard.string(forKey: "remembered") ?? "nothing"
         case "no-complete":
@@ -162,7 +165,7 @@ struct HostedPair {
         var topology = Phone.topology
         configure(&topology)
         let watchLog = self.watchLog, phoneLog = self.phoneLog
-        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count", "refresh", "no-complete", "remember", "recall"]
+        let verbs = ["start", "pause", "resume", "end", "stats", "second", "send", "trap", "count", "refresh", "no-complete", "remember", "recall", "setting"]
         watch = WatchNode(topology: topology, boot: "w1",
                           app: AppRegistration(name: "logging-workout", summary: "test", actions: verbs.map { UserActionSpec($0, "", "") },
                                                makeWatchApp: { LoggingWorkoutApp(log: watchLog, endsCollection: endsCollection) }))
@@ -408,5 +411,11 @@ struct WatchAppTests {
         _ = restarted.start(now: pair.now)
         _ = restarted.handle(commandText: "foreground", now: pair.now)
         #expect(restarted.handle(commandText: "recall", now: pair.now).reply == "blue")
+    }
+
+    @Test("the watch app reads its settings from the topology with AppSettings")  // R: A11
+    func settings() {
+        var pair = HostedPair { $0.watch.appSettings = ["label": "fast", "ratio": .double(0.75), "count": 3, "flag": true] }
+        #expect(pair.watch("setting").reply == "fast 0.75 3 true")
     }
 }

@@ -19,6 +19,8 @@ public struct WatchConfig: Hashable, Sendable {
     /// A watch app of the developer's to run, by name (`watch.app`); nil: the seeds' watch app,
     /// built into the watch's platform.
     public var app: String?
+    /// That app's own settings (`watch.app.settings`), for it to read with `AppSettings`.
+    public var appSettings = JSONObject()
     /// One heart-rate sample per this much active workout time.
     public var heartRateInterval: EmulatedDuration = .seconds(5)
     /// A resting heart-rate sample this often outside workouts (nil: none).

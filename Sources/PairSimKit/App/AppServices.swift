@@ -267,3 +267,61 @@ public enum AppTime {
     /// A date (emulated) as the logs write it.
     public static func text(_ date: Date) -> String { date.instant.description }
 }
+
+/// PairSim's own: the app's settings from the topology (`phone.app.settings`, `watch.app.settings`),
+/// so one build of an app can be played with different knobs — a threshold, a delay, a feature
+/// flag — from scenarios and topologies alone. Read-only; a missing key reads as nil (or false, 0).
+public struct AppSettings: Sendable {
+    /// The running app's settings.
+    public static var standard: AppSettings { AppSettings() }
+
+    var values: JSONObject { AppRuntime.require("AppSettings").settings }
+
+    /// Every setting by name, as Foundation values (`String`, `Int`, `Double`, `Bool`).
+    public func dictionaryRepresentation() -> [String: Any] {
+        var all: [String: Any] = [:]
+        for member in values.members { all[member.key] = object(forKey: member.key) }
+        return all
+    }
+
+    public func object(forKey key: String) -> Any? {
+        switch values[key] {
+        case .string(let text)?: text
+        case .int(let number)?: Int(number)
+        case .double(let number)?: number
+        case .bool(let flag)?: flag
+        default: nil
+        }
+    }
+
+    public func string(forKey key: String) -> String? {
+        switch values[key] {
+        case .string(let text)?: text
+        case .int(let number)?: String(number)
+        case .double(let number)?: String(number)
+        case .bool(let flag)?: String(flag)
+        default: nil
+        }
+    }
+
+    public func integer(forKey key: String) -> Int {
+        switch values[key] {
+        case .int(let number)?: Int(number)
+        case .double(let number)?: Int(number)
+        default: 0
+        }
+    }
+
+    public func double(forKey key: String) -> Double {
+        switch values[key] {
+        case .int(let number)?: Double(number)
+        case .double(let number)?: number
+        default: 0
+        }
+    }
+
+    public func bool(forKey key: String) -> Bool {
+        if case .bool(let flag)? = values[key] { return flag }
+        return false
+    }
+}

@@ -49,8 +49,12 @@ package final class AppRuntime: @unchecked Sendable {
     /// frames were abandoned mid-way.
     static let graveyard = Mutex<[Confined<[Any]>]>([])
 
-    package init(registration: AppRegistration, seed: UInt64) {
+    /// The app's own settings from the topology (`AppSettings`).
+    package let settings: JSONObject
+
+    package init(registration: AppRegistration, seed: UInt64, settings: JSONObject = JSONObject()) {
         self.registration = registration
+        self.settings = settings
         random = SplitMix64(seed: seed, label: "app.uuids")
     }
 

@@ -9,7 +9,7 @@ package struct PhoneNode: AppHostingNode {
 
     package init(topology: Topology, boot: String, app: AppRegistration) {
         platform = PhonePlatform(topology: topology, boot: boot)
-        runtime = AppRuntime(registration: app, seed: topology.seed(for: .phone))
+        runtime = AppRuntime(registration: app, seed: topology.seed(for: .phone), settings: topology.phone.app.settings)
     }
 
     package var node: NodeName { .phone }

@@ -9,7 +9,7 @@ package struct WatchNode: AppHostingNode {
 
     package init(topology: Topology, boot: String, exports: HealthExportOpener? = nil, app: AppRegistration? = nil) {
         platform = WatchModel(topology: topology, boot: boot, exports: exports, app: app?.name)
-        runtime = AppRuntime(registration: app ?? .builtInWatchApp, seed: topology.seed(for: .watch))
+        runtime = AppRuntime(registration: app ?? .builtInWatchApp, seed: topology.seed(for: .watch), settings: topology.watch.appSettings)
     }
 
     package var node: NodeName { .watch }

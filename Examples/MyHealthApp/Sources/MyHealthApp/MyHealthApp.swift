@@ -135,9 +135,16 @@ public final class MyHealthApp: PairSimApp, WCSessionDelegate {
 
     var baseline: Double? { readings.count > 1 ? readings.dropLast().reduce(0, +) / Double(readings.count - 1) : nil }
 
-    /// Posts "HRV dropped" when the latest reading is 20 % below the ones before it.
+    /// How far below its baseline HRV must drop to alert: `hrvDropPercent` of the topology's
+    /// `phone.app.settings` (PairSim's AppSettings), 20 % when not set.
+    var dropPercent: Double {
+        let set = AppSettings.standard.double(forKey: "hrvDropPercent")
+        return set > 0 ? set : 20
+    }
+
+    /// Posts "HRV dropped" when the latest reading is `dropPercent` below the ones before it.
     func check() {
-        guard readings.count >= 3, let latest = readings.last, let baseline, latest < baseline * 0.8 else { return }
+        guard readings.count >= 3, let latest = readings.last, let baseline, latest < baseline * (1 - dropPercent / 100) else { return }
         let content = UNMutableNotificationContent()
         content.title = "HRV dropped"
         content.body = String(format: "%.0f ms, %.0f %% below your recent %.0f ms", latest, (1 - latest / baseline) * 100, baseline)

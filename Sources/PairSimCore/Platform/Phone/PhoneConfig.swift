@@ -17,6 +17,8 @@ public enum DeliveryFrequency: String, Hashable, Sendable, CaseIterable {
 public struct AppConfig: Hashable, Sendable {
     /// The app under test, by name (`topology apps` lists them): `reference` by default.
     public var name = "reference"
+    /// The app's own settings (`phone.app.settings`), for it to read with `AppSettings`.
+    public var settings = JSONObject()
     /// The app's state when phone-node starts: `foreground` (open on screen) or `notRunning`.
     public var initialState: AppState = .foreground
     /// The reference app's knob (the platform never reads it; PairSimApps hands it to the app):
