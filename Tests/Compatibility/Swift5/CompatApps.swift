@@ -35,7 +35,19 @@ public enum Swift5CompatApps {
                         actions: [UserActionSpec("send-summary", "STEPS HEARTRATE", "sendLatestSummary"),
                                   UserActionSpec("show", "", "what the manager received")],
                         make: { PhoneSessionApp() }),
+        AppRegistration(name: "compat-watch-refresh", summary: "ExtensionDelegate.swift: a watch app kept fresh by background refresh tasks",
+                        actions: [UserActionSpec("show", "", "the step count and how many refreshes ran")],
+                        makeWatchApp: { WatchRefreshApp() }),
     ]
+}
+
+/// The delegate as PairSim's watch app: the same class, plus its screen.
+final class WatchRefreshApp: ExtensionDelegate, PairSimWatchApp {
+    func perform(_ action: UserAction) async throws -> String {
+        guard action.verb == "show" else { throw AppError("unknown action \(action.verb)") }
+        show("steps", "\(Int(stepsToday)) after \(refreshes) refresh(es)")
+        return "done"
+    }
 }
 
 /// Prints a line as an app's screen would show it, with a label.
