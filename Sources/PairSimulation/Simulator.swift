@@ -305,12 +305,12 @@ public struct Simulator {
     }
 
     /// The watch's HealthKit store at the end.
-    public var watchStore: HealthStore { watch.store }
+    public var watchStore: HealthStore { watch.platform.store }
     /// The phone's records at the end.
     public var phoneRecords: RecordStore { phone.platform.records }
     /// Messages not yet acknowledged, per node.
     public func pending(_ node: NodeName) -> Int {
-        Channel.allCases.reduce(0) { $0 + (node == .watch ? watch.sync.pending($1) : phone.platform.sync.pending($1)) }
+        Channel.allCases.reduce(0) { $0 + (node == .watch ? watch.platform.sync.pending($1) : phone.platform.sync.pending($1)) }
     }
     /// `3 node kills (watch 1, phone 2), 2 partitions` of a run's nemesis.
     public static func nemesisSummary(_ sim: Simulator) -> String {
@@ -323,7 +323,7 @@ public struct Simulator {
 
     /// When the oldest message a node still waits to have acknowledged was made.
     public func oldestPending(_ node: NodeName) -> EmulatedInstant? {
-        Channel.allCases.compactMap { node == .watch ? watch.sync.oldestPending($0) : phone.platform.sync.oldestPending($0) }.min()
+        Channel.allCases.compactMap { node == .watch ? watch.platform.sync.oldestPending($0) : phone.platform.sync.oldestPending($0) }.min()
     }
 
     /// What reached the phone but waits there: objects held while locked, records in the

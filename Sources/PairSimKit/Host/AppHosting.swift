@@ -35,15 +35,6 @@ package protocol AppHostingNode: NodeModel {
 }
 
 extension AppHostingNode {
-    // What the node's platform keeps and says when it stops: the app has nothing of its own there.
-    package var nextDeadline: EmulatedInstant? { platform.nextDeadline }
-    package func stop(now: EmulatedInstant) -> [NodeAction] { platform.stop(now: now) }
-    package func persistentValues() -> [String: JSON] { platform.persistentValues() }
-    package mutating func changedValues() -> [String: JSON] { platform.changedValues() }
-    package mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
-        try platform.restore(state, now: now)
-    }
-
     /// Hands the app everything the platform has for it, and the platform everything the app
     /// asked, until both are done for this instant.
     mutating func settle(_ actions: inout [NodeAction], now: EmulatedInstant) {

@@ -14,6 +14,18 @@ package struct PhoneNode: AppHostingNode {
 
     package var node: NodeName { .phone }
 
+    // Each node forwards these itself: as a default in `AppHostingNode`'s extension, a caller in
+    // another module (the simulator, the node loop) got the unspecialized generic, which reads
+    // `platform` through the protocol — a copy of the whole platform per call (seen in the
+    // profile of `scripts/bench.sh simulate`).
+    package var nextDeadline: EmulatedInstant? { platform.nextDeadline }
+    package func stop(now: EmulatedInstant) -> [NodeAction] { platform.stop(now: now) }
+    package func persistentValues() -> [String: JSON] { platform.persistentValues() }
+    package mutating func changedValues() -> [String: JSON] { platform.changedValues() }
+    package mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
+        try platform.restore(state, now: now)
+    }
+
     package mutating func start(now: EmulatedInstant) -> [NodeAction] {
         var actions = platform.start(now: now)
         actions[0] = Self.naming(actions[0], app: runtime.registration.name)

@@ -13,12 +13,25 @@ package struct WatchNode: AppHostingNode {
     }
 
     package var node: NodeName { .watch }
+
+    // Each node forwards these itself: as a default in `AppHostingNode`'s extension, a caller in
+    // another module (the simulator, the node loop) got the unspecialized generic, which reads
+    // `platform` through the protocol — a copy of the whole platform per call (seen in the
+    // profile of `scripts/bench.sh simulate`).
+    package var nextDeadline: EmulatedInstant? { platform.nextDeadline }
+    package func stop(now: EmulatedInstant) -> [NodeAction] { platform.stop(now: now) }
+    package func persistentValues() -> [String: JSON] { platform.persistentValues() }
+    package mutating func changedValues() -> [String: JSON] { platform.changedValues() }
+    package mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
+        try platform.restore(state, now: now)
+    }
     var hosted: Bool { platform.hostedApp != nil }
 
-    // What drivers and invariants read of the watch.
-    package var store: HealthStore { platform.store }
-    package var records: RecordStore { platform.records }
-    package var sync: SyncEngine { platform.sync }
+    // What drivers and invariants read of the watch, read in place (a getter would copy the
+    // platform's stores; the simulator reads `sync` every turn).
+    package var store: HealthStore { _read { yield platform.store } }
+    package var records: RecordStore { _read { yield platform.records } }
+    package var sync: SyncEngine { _read { yield platform.sync } }
 
     package mutating func start(now: EmulatedInstant) -> [NodeAction] {
         var actions = platform.start(now: now)

@@ -52,12 +52,13 @@ public enum AppCall: Hashable, Sendable {
     /// The session's live data source collected these samples (saved already) for its builder.
     case workoutCollected(session: Int, samples: [HealthSample])
     /// The builder's `finishWorkout` `id` finished: the saved workout, or the error's code name.
-    case workoutFinished(id: Int, workout: Workout?, error: String?)
+    // Indirect, as the other large payloads: inline they made every call a bigger value to copy.
+    indirect case workoutFinished(id: Int, workout: Workout?, error: String?)
     /// The system relaunched the watch app while its workout session is under way
     /// (`handleActiveWorkoutRecovery()`).
     case workoutRecoveryNeeded
     /// The answer to `recoverActiveWorkoutSession` `id`: the session under way, or nil.
-    case workoutRecovered(id: Int, RecoveredWorkout?)
+    indirect case workoutRecovered(id: Int, RecoveredWorkout?)
     /// watchOS hands the app background tasks (`handle(_:)`): each must be completed.
     case backgroundTasks([BackgroundTask])
     /// The process ended (terminated or force-quit): the app's memory is gone.
@@ -179,7 +180,7 @@ public enum AppRequest: Hashable, Sendable {
     /// process is over, as on a device.
     case crashed(signal: Int32, during: String)
     /// The watch app's workout session `session` and its builder (watchOS).
-    case workout(session: Int, WorkoutRequest)
+    indirect case workout(session: Int, WorkoutRequest)
     /// `scheduleBackgroundRefresh(withPreferredDate:…)` `id` (`done` answers: scheduled).
     case scheduleRefresh(id: Int, at: EmulatedInstant)
     /// A background task was completed (`setTaskCompletedWithSnapshot(_:)`).
