@@ -123,7 +123,8 @@ let package = Package(
         .target(name: "CompatSwift5", dependencies: ["PairSimKit"], path: "Tests/Compatibility/Swift5",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "CompatSwift6", dependencies: ["PairSimKit"], path: "Tests/Compatibility/Swift6"),
-        .executableTarget(name: "pairsim-compat", dependencies: ["CompatSwift5", "CompatSwift6", "PairSimNode"], path: "Tests/Compatibility/Node"),
+        .executableTarget(name: "pairsim-compat", dependencies: ["CompatSwift5", "CompatSwift6", "WorkoutWatchApp", "PairSimNode"],
+                          path: "Tests/Compatibility/Node"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,6 +26,37 @@ struct CompatibilityEndToEndTests {
         #expect(second.output == first.output, "a second process with the same seed differs")
     }
 
+    @Test("a deliberately broken watch app fails the scenario's expectations on real processes as in simulation", .timeLimit(.minutes(5)))  // R: A8, A9, A12
+    func brokenWatchApp() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pairsim-broken-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/broken.yaml"
+        try """
+            name: broken-watch
+            topology: instant
+            overrides:
+              watch: { app: workout-watch-broken }
+            duration: 10m
+            timeline:
+              - { at: 30s, watch: foreground }
+              - { at: 1m, watch: start-workout running }
+              - { at: 6m, watch: finish-workout }
+            expect:
+              - { exactly: 1, of: "watch workout.finished" }
+              - { never: "watch workout.finish.failed" }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let program = PairHarness.binDirectory + "/pairsim-compat"
+        let simulated = try await PairHarness.runProgram(program, ["simulate", file])
+        let ran = try await PairHarness.runProgram(program, ["run", file, "--clock", "stepped", "--dir", dir + "/nodes"])
+        for (mode, result) in [("simulate", simulated), ("run", ran)] {
+            #expect(result.status == 1, "\(mode): \(result.output.suffix(2_000))")
+            #expect(result.output.contains("✘ exactly 1 × watch workout.finished — 0 time(s)"), "\(mode): \(result.output.suffix(2_000))")
+            #expect(result.output.contains("✘ never watch workout.finish.failed"), "\(mode)")
+            #expect(result.output.contains("reproduce with: pairsim-compat \(mode) "), "\(mode)")
+        }
+    }
+
     @Test("the suite has every file it names: eleven scenarios over twelve files, in both language modes, the watch's included")  // R: A13, A9
     func allThere() {
         #expect(Self.scenarios.count == 11)
