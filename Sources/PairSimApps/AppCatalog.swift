@@ -16,10 +16,12 @@ public enum AppCatalog {
     /// naming the device's apps.
     public static func registration(named name: String, topology: Topology, extra: [AppRegistration] = [],
                                     device: AppDevice = .phone) throws(CommandError) -> AppRegistration {
-        let all = (extra + registrations(for: topology)).filter { $0.device == device }
+        let every = extra + registrations(for: topology)
+        let all = every.filter { $0.device == device }
         guard let found = all.first(where: { $0.name == name }) else {
-            let other = (extra + registrations(for: topology)).contains { $0.name == name }
-            throw CommandError("unknown \(device == .phone ? "iPhone" : "watch") app \"\(name)\"\(other ? " (it is a \(device == .phone ? "watch" : "iPhone") app)" : "") (this build's \(device == .phone ? "iPhone" : "watch") apps: \(all.map(\.name).joined(separator: ", ")))")
+            let (kind, otherKind) = device == .phone ? ("iPhone", "watch") : ("watch", "iPhone")
+            let other = every.contains { $0.name == name } ? " (it is a \(otherKind) app)" : ""
+            throw CommandError("unknown \(kind) app \"\(name)\"\(other) (this build's \(kind) apps: \(all.map(\.name).joined(separator: ", ")))")
         }
         return found
     }

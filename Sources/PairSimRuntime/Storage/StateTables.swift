@@ -188,6 +188,15 @@ enum StateTables {
         }
     }
 
+    /// The app's `AppDefaults` (the phone's app, or a developer's watch app), in order.
+    static func readUserDefaults(_ db: Database) throws -> JSONObject {
+        var defaults = JSONObject()
+        for entry in try Row.fetchAll(db, sql: "SELECT key, value FROM user_defaults ORDER BY position") {
+            defaults.append(entry["key"], try JSONParser().parse(entry["value"] as String))
+        }
+        return defaults
+    }
+
     /// The hosted watch app's workout (`HostedWorkout.json`), one row.
     static func writeHostedWorkout(_ value: JSON, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM watch_hosted_workout")
@@ -305,10 +314,7 @@ enum StateTables {
         if let wc = try readWatchConnectivity(db) { values["wc"] = wc }
         if try Row.fetchOne(db, sql: "SELECT 1 FROM phone_app") == nil {
             // The watch keeps a developer's watch app's `AppDefaults` in the same table.
-            var defaults = JSONObject()
-            for entry in try Row.fetchAll(db, sql: "SELECT key, value FROM user_defaults ORDER BY position") {
-                defaults.append(entry["key"], try JSONParser().parse(entry["value"] as String))
-            }
+            let defaults = try readUserDefaults(db)
             if !defaults.members.isEmpty { values["watch.appDefaults"] = .object(defaults) }
         }
         if let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") {
@@ -326,11 +332,7 @@ enum StateTables {
                 ]))
             }
             values["phone.delivery"] = .object(delivery)
-            var defaults = JSONObject()
-            for entry in try Row.fetchAll(db, sql: "SELECT key, value FROM user_defaults ORDER BY position") {
-                defaults.append(entry["key"], try JSONParser().parse(entry["value"] as String))
-            }
-            values["phone.defaults"] = .object(defaults)
+            values["phone.defaults"] = .object(try readUserDefaults(db))
             var misses = JSONObject()
             for entry in try Row.fetchAll(db, sql: "SELECT type, count FROM phone_miss_completions ORDER BY position") {
                 misses.append(entry["type"], .int(entry["count"]))

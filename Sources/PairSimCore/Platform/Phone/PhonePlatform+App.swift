@@ -106,12 +106,14 @@ extension PhonePlatform {
                 break
             case .workout(let session, let asked):
                 // Workout sessions run on the watch: PairSim's iPhone has none (iOS 26's are not modelled).
-                if case .prepare = asked { self.call(.workoutSessionFailed(session: session, error: "errorHealthDataUnavailable")) }
-                if case .startActivity = asked { self.call(.workoutSessionFailed(session: session, error: "errorHealthDataUnavailable")) }
-                if case .beginCollection(let id, _, _) = asked { self.call(.done(id: id, error: "errorHealthDataUnavailable")) }
-                if case .endCollection(let id, _) = asked { self.call(.done(id: id, error: "errorHealthDataUnavailable")) }
-                if case .finish(let id) = asked { self.call(.workoutFinished(id: id, workout: nil, error: "errorHealthDataUnavailable")) }
-                if case .recover(let id) = asked { self.call(.workoutRecovered(id: id, nil)) }
+                let unavailable = "errorHealthDataUnavailable"
+                switch asked {
+                case .prepare, .startActivity: self.call(.workoutSessionFailed(session: session, error: unavailable))
+                case .beginCollection(let id, _, _), .endCollection(let id, _): self.call(.done(id: id, error: unavailable))
+                case .finish(let id): self.call(.workoutFinished(id: id, workout: nil, error: unavailable))
+                case .recover(let id): self.call(.workoutRecovered(id: id, nil))
+                case .pause, .resume, .stopActivity, .end, .discard: break
+                }
             }
         }
         actions += refreshReachability(now: now)
