@@ -75,6 +75,8 @@ final class PairHarness: @unchecked Sendable {
         launch.color = false
         launch.readStdin = stdin != nil
         launch.app = app
+        // The node ends when the test process does, even killed: no node outlives an interrupted run.
+        launch.parentPID = getpid()
         let process = try ChildProcess(name: "\(node)-node", executable: executable.map { Self.binDirectory + "/" + $0 } ?? NodeLaunch.executable(node, binDirectory: Self.binDirectory),
                                        arguments: launch.arguments, output: .file(directory + "/\(node).out"), stdin: stdin)
         processes[node.rawValue] = process
