@@ -1,13 +1,16 @@
 import ArgumentParser
 import Foundation
 
-/// `--app` and `--phone-bin`, for the commands that start or simulate a phone.
+/// `--app`, `--watch-app` and `--phone-bin`, for the commands that start or simulate a phone.
 struct PhoneChoice: ParsableArguments {
     @Option(help: ArgumentHelp("The phone's app under test (default: the topology's phone.app, else reference); `topology apps` lists them.", valueName: "name"))
     var app: String?
 
     @Option(help: ArgumentHelp("A phone-node of your own (built from a package that depends on PairSim, e.g. Examples/MyHealthApp's my-phone-node).", valueName: "path"))
     var phoneBin: String?
+
+    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else PairSim's built-in watch app).", valueName: "name"))
+    var watchApp: String?
 
     /// The executable, checked.
     func binary() throws -> String? {
@@ -19,6 +22,6 @@ struct PhoneChoice: ParsableArguments {
     }
 
     var reproduceArguments: String {
-        (app.map { " --app \($0)" } ?? "") + (phoneBin.map { " --phone-bin \($0)" } ?? "")
+        (app.map { " --app \($0)" } ?? "") + (watchApp.map { " --watch-app \($0)" } ?? "") + (phoneBin.map { " --phone-bin \($0)" } ?? "")
     }
 }

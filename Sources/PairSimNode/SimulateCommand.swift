@@ -35,6 +35,9 @@ public struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The app under test (default: the topology's phone.app, else reference); `topology apps` lists them.", valueName: "name"))
     var app: String?
 
+    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else PairSim's built-in watch app).", valueName: "name"))
+    var watchApp: String?
+
     @Option(help: ArgumentHelp("Simulate with the app linked into this executable (a developer's own node, e.g. my-phone-node): runs `PATH simulate …` with the other arguments.", valueName: "path"))
     var phoneBin: String?
 
@@ -48,7 +51,8 @@ public struct SimulateCommand: ParsableCommand {
     public func run() throws {
         if let phoneBin { throw ExitCode(try Self.delegate(to: phoneBin)) }
         let started = ContinuousClock.now
-        let scenario = try loadScenario(file)
+        var scenario = try loadScenario(file)
+        if let watchApp { scenario.topology.watch.app = watchApp }
         var length: EmulatedDuration?
         if let duration {
             guard let parsed = EmulatedDuration(parsing: duration), parsed > .zero else {
@@ -59,8 +63,8 @@ public struct SimulateCommand: ParsableCommand {
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
         let spec = scenario.nemesisPlayed(flag: self.nemesis)
         let nemesis = spec != nil
-        let watchApp = try AppChoice.resolveWatch(topology: scenario.topology)
-        var simulator = Simulator(scenario: scenario, app: registration, watchApp: watchApp, seed: seed, duration: length, nemesis: spec)
+        let watchRegistration = try AppChoice.resolveWatch(topology: scenario.topology)
+        var simulator = Simulator(scenario: scenario, app: registration, watchApp: watchRegistration, seed: seed, duration: length, nemesis: spec)
         let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
         let total = Double(simulator.duration.milliseconds)
         simulator.run(progress: showProgress ? { now in
@@ -77,7 +81,7 @@ public struct SimulateCommand: ParsableCommand {
             scenario: scenario.name, mode: nemesis ? "simulate --nemesis" : "simulate", seed: simulator.seed, duration: simulator.duration,
             events: simulator.events, verdicts: verdicts, failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phoneStore))
         let reproduce = "\(SwarmResults.programName) simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
-            + (app.map { " --app \($0)" } ?? "") + (nemesis ? " --nemesis" : "")
+            + (app.map { " --app \($0)" } ?? "") + (watchApp.map { " --watch-app \($0)" } ?? "") + (nemesis ? " --nemesis" : "")
         if let report { try ReportWriter.write(outcome, to: report) }
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)

@@ -49,6 +49,8 @@ struct SwarmResults {
         /// The seeds play a nemesis (`--nemesis`, or the scenario's `nemesis:` key).
         var playsNemesis: Bool
         var app: String?
+        /// `--watch-app`, when given.
+        var watchApp: String? = nil
         var shard: SwarmShard
         /// The executable that ran it (`topology`, or a developer's own), for reproduce lines.
         var program: String
@@ -64,6 +66,7 @@ struct SwarmResults {
             object.append("nemesis", .bool(nemesis))
             object.append("playsNemesis", .bool(playsNemesis))
             object.append("app", app.map(JSON.string) ?? .null)
+            if let watchApp { object.append("watchApp", .string(watchApp)) }
             object.append("shard", .int(Int64(shard.index)))
             object.append("shards", .int(Int64(shard.count)))
             object.append("program", .string(program))
@@ -94,6 +97,7 @@ struct SwarmResults {
             self.init(file: file, scenario: scenario, duration: EmulatedDuration(milliseconds: duration), from: UInt64(bitPattern: from),
                       seeds: Int(seeds), nemesis: nemesis, playsNemesis: playsNemesis, app: json["app"]?.stringValue,
                       shard: SwarmShard(index: Int(shard), count: Int(shards)), program: program)
+            watchApp = json["watchApp"]?.stringValue
         }
 
         /// The same swarm, whatever the shard.
@@ -127,7 +131,7 @@ struct SwarmResults {
 
     /// The command that plays `seed` again.
     func reproduce(_ seed: UInt64) -> String {
-        "\(header.program) simulate \(header.file) --seed \(seed)" + (header.nemesis ? " --nemesis" : "") + (header.app.map { " --app \($0)" } ?? "")
+        "\(header.program) simulate \(header.file) --seed \(seed)" + (header.nemesis ? " --nemesis" : "") + (header.app.map { " --app \($0)" } ?? "") + (header.watchApp.map { " --watch-app \($0)" } ?? "")
     }
 
     var failing: [JSON] { results.filter { $0["passed"] != .bool(true) } }
@@ -237,7 +241,7 @@ struct SwarmResults {
     }
 
     static func describe(_ header: Header) -> String {
-        "\(header.file), \(header.seeds) seed(s) from \(header.from)" + (header.nemesis ? ", --nemesis" : "") + (header.app.map { ", --app \($0)" } ?? "")
+        "\(header.file), \(header.seeds) seed(s) from \(header.from)" + (header.nemesis ? ", --nemesis" : "") + (header.app.map { ", --app \($0)" } ?? "") + (header.watchApp.map { ", --watch-app \($0)" } ?? "")
             + ", \(header.shard.count) shard(s)"
     }
 }

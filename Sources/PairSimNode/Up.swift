@@ -44,6 +44,12 @@ struct Up: ParsableCommand {
         options.readStdin = !noStdin
         options.fresh = fresh
         options.app = phone.app
+        options.watchApp = phone.watchApp
+        if let watchApp = phone.watchApp {
+            var chosen = topology
+            chosen.watch.app = watchApp
+            _ = try AppChoice.resolveWatch(topology: chosen)
+        }
         options.phoneBinary = try phone.binary()
         if options.phoneBinary == nil { _ = try AppChoice.resolve(phone.app, topology: topology) }
         let status = PairSupervisor(options: options).run()

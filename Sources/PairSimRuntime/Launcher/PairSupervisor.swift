@@ -25,6 +25,8 @@ public final class PairSupervisor: Sendable {
         public var fresh: Bool = false
         /// The phone's app (`--app`); nil: the topology's.
         public var app: String?
+        /// The watch's app (`--watch-app`); nil: the topology's.
+        public var watchApp: String?
         /// Another phone-node executable (a developer's own, `--phone-bin`).
         public var phoneBinary: String?
 
@@ -89,7 +91,7 @@ public final class PairSupervisor: Sendable {
             launch.parentPID = getpid()
             launch.color = options.color
             launch.fresh = options.fresh
-            if node == .phone { launch.app = options.app }
+            launch.app = node == .phone ? options.app : options.watchApp
             do {
                 let prefix = self.prefix(node.rawValue)
                 children[node] = try launch.start(binDirectory: options.binDirectory, phoneBinary: options.phoneBinary,

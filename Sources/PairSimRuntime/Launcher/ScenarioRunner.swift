@@ -28,6 +28,8 @@ public struct ScenarioRunner {
     public var progress: (String) -> Void = { _ in }
     /// The phone's app (`--app`); nil: the topology's.
     public var app: String?
+    /// The watch's app (`--watch-app`); nil: the topology's.
+    public var watchApp: String?
     /// Another phone-node executable (a developer's own, `--phone-bin`).
     public var phoneBinary: String?
 
@@ -64,7 +66,7 @@ public struct ScenarioRunner {
             launch.quiet = true
             launch.fresh = fresh
             launch.parentPID = getpid()
-            if node == .phone { launch.app = app }
+            launch.app = node == .phone ? app : watchApp
             if stepper != nil { launch.steppedClock = steppedPath }
             let child = try launch.start(binDirectory: binDirectory, phoneBinary: phoneBinary, output: .errorsOnly)
             children.append(child)
