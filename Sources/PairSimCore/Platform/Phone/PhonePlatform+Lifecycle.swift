@@ -11,7 +11,15 @@ extension PhonePlatform {
         }
         var fields: JSONObject = ["from": .string(from.rawValue), "to": .string(state.rawValue), "reason": .string(reason)]
         for member in extra.members { fields.append(member.key, member.value) }
-        return [event(.appState, now, fields)]
+        var actions: [NodeAction] = [event(.appState, now, fields)]
+        if from == .suspended, state.isRunning, !changedWhileSuspended.isEmpty {
+            let changed = changedWhileSuspended
+            changedWhileSuspended = []
+            for type in changed {
+                for query in observerQueries where query.type == type { actions += observerFired(query, trigger: .change, now: now) }
+            }
+        }
+        return actions
     }
 
     /// Launches the app's process: in the foreground (the user) or in the background (a wake for
@@ -19,6 +27,7 @@ extension PhonePlatform {
     mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil, inBackground background: Bool = false) -> [NodeAction] {
         let inBackground = wokenFor != nil || background
         observerQueries = []
+        changedWhileSuspended = []
         openCompletions = [:]
         var actions = setState(inBackground ? .background : .foreground, reason: reason, now: now)
         wakeOnLaunch = wokenFor
@@ -101,6 +110,7 @@ extension PhonePlatform {
     mutating func endProcess(forceQuit: Bool, now: EmulatedInstant) -> [NodeAction] {
         cancelBudget()
         observerQueries = []
+        changedWhileSuspended = []
         openCompletions = [:]
         if backgroundSince == nil { backgroundSince = now }
         // A force quit ends delivery outright (no backoff to log); a terminated app's misses count.

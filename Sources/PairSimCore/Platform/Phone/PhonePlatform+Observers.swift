@@ -10,6 +10,14 @@ extension PhonePlatform {
                 for query in observerQueries where query.type == type { actions += observerFired(query, trigger: .change, now: now) }
                 continue
             }
+            // A long-running observer query lives as long as the app's process: suspended with no
+            // background delivery to wake it (never enabled, or stopped after three misses), the
+            // app hears the change once it runs again (docs/FIDELITY.md).
+            let delivering = delivery.state(type).map { $0.enabled && !$0.stopped } ?? false
+            if app == .suspended, !delivering, observerQueries.contains(where: { $0.type == type }) {
+                if !changedWhileSuspended.contains(type) { changedWhileSuspended.append(type) }
+                continue
+            }
             if app == .forceQuit {
                 actions.append(event(.bgdeliverySkipped, now, ["type": .string(type.name), "reason": "app was force-quit"]))
                 continue

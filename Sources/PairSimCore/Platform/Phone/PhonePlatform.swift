@@ -56,6 +56,10 @@ public struct PhonePlatform: NodeModel {
     var openCompletions: [Int: (type: ObjectType, wake: Bool)] = [:]
     /// A background launch for this type: the execute callback of its observer is the wake's delivery.
     var wakeOnLaunch: ObjectType?
+    /// Types that changed while the app was suspended with an observer query for them and no
+    /// background delivery to wake it: those queries hear the change when the app runs again.
+    /// Belongs to the app's process, like `observerQueries` (a launch starts without it).
+    var changedWhileSuspended: [ObjectType] = []
     /// `miss-completion`: the app's next completion calls per type that PairSim swallows.
     public internal(set) var missCompletions: [ObjectType: Int] = [:] { didSet { touched.insert(.missCompletions) } }
     /// `fail-next-save`: HealthKit refuses this many of the app's next saves.
