@@ -123,6 +123,11 @@ let package = Package(
         .target(name: "CompatSwift5", dependencies: ["PairSimKit"], path: "Tests/Compatibility/Swift5",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "CompatSwift6", dependencies: ["PairSimKit"], path: "Tests/Compatibility/Swift6"),
+        // The field-bug gallery (docs/FIELD-BUGS.md): public bugs, each a buggy and a fixed app on
+        // PairSimKit with a scenario; `field-bugs` plays them (scripts/field-bugs.sh checks them all).
+        .target(name: "FieldBugs", dependencies: ["PairSimKit"], path: "Examples/FieldBugs/Sources",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "field-bugs", dependencies: ["FieldBugs", "PairSimNode"], path: "Examples/FieldBugs/Node"),
         .executableTarget(name: "pairsim-compat", dependencies: ["CompatSwift5", "CompatSwift6", "WorkoutWatchApp", "PairSimNode"],
                           path: "Tests/Compatibility/Node"),
     ],

@@ -97,6 +97,10 @@ phase "swarm: nemesis seeds in simulation"
 # subcommand: in its simulator, over nemesis seeds, and on real processes in stepped time (the
 # run's timing is the topology's, however busy the machine); then its phone half through
 # `topology run --phone-bin`, as packages written before it was both nodes do.
+phase "the field-bug gallery (docs/FIELD-BUGS.md): every buggy app fails, every fixed app passes"
+# The real-process runs of its entries are in the tests above (FieldBugGalleryTests).
+PAIRSIM_BIN="$bin" scripts/field-bugs.sh --seeds 6 --no-real
+
 phase "Examples/MyHealthApp: simulate, swarm and run"
 for scenario in hrv-drop workout-to-phone; do
   "$bin/my-health" simulate "Examples/MyHealthApp/Scenarios/$scenario.yaml"
