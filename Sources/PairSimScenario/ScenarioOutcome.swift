@@ -45,7 +45,7 @@ public struct ScenarioOutcome: Sendable {
             ]))
         }
         var costs = JSONObject()
-        for key in ["wakes", "observerCallbacks", "completions", "missedCompletions", "refresh.foreground", "refresh.observer",
+        for key in ["wakes", "observerCallbacks", "completions", "missedCompletions", "onScreenMissedCompletions", "missingObservers", "refresh.foreground", "refresh.observer",
                     "refresh.backgroundDelivery", "refresh.pullToRefresh", "throttled", "invalidations", "cacheHits", "cacheMisses",
                     "cacheJoins", "queries", "objectsRead", "tabReloads", "cancelledLoads", "notifications", "misbehaviours"] {
             costs.append(key, .int(int(phone, key)))

@@ -56,6 +56,7 @@ public enum EventName: String, CaseIterable, Sendable {
     case observerRegistered = "observer.registered"
     case observerFired = "observer.fired"
     case observerMissing = "observer.missing"
+    case observerCompletionMissed = "observer.completion.missed"
     case observerCompletionSkipped = "observer.completion.skipped"
     case bgdeliveryEnabled = "bgdelivery.enabled"
     case bgdeliveryPending = "bgdelivery.pending"

@@ -9,6 +9,11 @@ public struct PhoneCounters: Hashable, Sendable {
     public var observerCallbacks = 0
     public var completions = 0
     public var missedCompletions = 0
+    /// Observer callbacks the app got on screen whose completion handler it did not call within
+    /// `app.wakeBudget` (R: F8); not wakes, so HealthKit's backoff does not count them.
+    public var onScreenMissedCompletions = 0
+    /// Deliveries that found no observer query for their type in the app's process (R: F8).
+    public var missingObservers = 0
     public var queries = 0
     /// Objects (samples, workouts, deleted-object tombstones) the app's queries returned.
     public var objectsRead = 0
@@ -31,6 +36,7 @@ public struct PhoneCounters: Hashable, Sendable {
             "workouts": .int(Int64(workoutsSaved)), "samples": .int(Int64(samplesSaved)), "records": .int(Int64(recordsSaved)),
             "wakes": .int(Int64(wakes)), "observerCallbacks": .int(Int64(observerCallbacks)),
             "completions": .int(Int64(completions)), "missedCompletions": .int(Int64(missedCompletions)),
+            "onScreenMissedCompletions": .int(Int64(onScreenMissedCompletions)), "missingObservers": .int(Int64(missingObservers)),
         ]
         for key in Self.appKeys { o.append(key, .int(Int64(app[key] ?? 0))) }
         o.append("queries", .int(Int64(queries)))
@@ -57,7 +63,8 @@ public struct PhoneCounters: Hashable, Sendable {
         let refreshText = ["foreground", "observer", "backgroundDelivery", "pullToRefresh"]
             .map { "\($0) \(app["refresh." + $0] ?? 0)" }.joined(separator: ", ")
         return [
-            "wakes \(wakes), observer callbacks \(observerCallbacks), completions \(completions), missed \(missedCompletions)",
+            "wakes \(wakes), observer callbacks \(observerCallbacks), completions \(completions), missed \(missedCompletions)"
+                + ", missed on screen \(onScreenMissedCompletions), deliveries with no observer \(missingObservers)",
             "queries \(queries), objects read \(objectsRead); notifications \(notifications); app misbehaviours \(misbehaviours)",
             "app: refreshes \(refreshText); throttled \(app["throttled"] ?? 0); invalidations \(app["invalidations"] ?? 0)",
             "app: cache hits \(app["cacheHits"] ?? 0), misses \(app["cacheMisses"] ?? 0), joined in-flight \(app["cacheJoins"] ?? 0); "

@@ -173,9 +173,27 @@ extension PhonePlatform {
         counters.observerCallbacks += 1
         let completion = token()
         openCompletions[completion] = (query.type, trigger == .wake)
+        if trigger != .wake, app == .foreground || app == .inactive {
+            // On screen nothing forces the app to call it; PairSim still reports one never called (R: F8).
+            timers.schedule(.completionDue(completion), at: now + config.app.wakeBudget)
+        }
         call(.observerUpdate(query: query.id, completion: completion))
         return [event(.observerFired, now, ["type": .string(query.type.name), "trigger": .string(trigger.rawValue),
                                             "app": .string(app.rawValue)])]
+    }
+
+    /// An observer callback the app got on screen is still not completed after `app.wakeBudget`
+    /// (R: F8): reported as a background miss is, but not counted by HealthKit's backoff. A
+    /// suspended app cannot call it (its code is frozen) and one whose process ended never will:
+    /// neither is reported here.
+    mutating func completionOverdue(_ token: Int, now: EmulatedInstant) -> [NodeAction] {
+        guard app.isRunning, let (type, wake) = openCompletions[token], !wake else { return [] }
+        openCompletions[token] = nil
+        counters.onScreenMissedCompletions += 1
+        return [event(.observerCompletionMissed, now, level: .warning, [
+            "type": .string(type.name), "after": .string(config.app.wakeBudget.description),
+            "reason": "the app got this observer callback on screen and has not called its completion handler; in a background-delivery wake that would be a miss",
+        ])]
     }
 
     /// The app called a completion handler. A wake's completion tells HealthKit the delivery

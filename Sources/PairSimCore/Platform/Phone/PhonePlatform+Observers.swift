@@ -75,8 +75,9 @@ extension PhonePlatform {
     }
 
     /// A wake with no observer query for its type: nobody hears it, its completion never comes.
-    func missingObserver(_ type: ObjectType, now: EmulatedInstant) -> [NodeAction] {
-        [event(.observerMissing, now, level: .warning, [
+    mutating func missingObserver(_ type: ObjectType, now: EmulatedInstant) -> [NodeAction] {
+        counters.missingObservers += 1
+        return [event(.observerMissing, now, level: .warning, [
             "type": .string(type.name),
             "reason": "the app has no observer query for this type in this process (registered too late, or not at all): the wake is ignored and its completion never called",
         ])]

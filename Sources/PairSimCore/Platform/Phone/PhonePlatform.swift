@@ -18,6 +18,8 @@ public struct PhonePlatform: NodeModel {
         case export
         /// A timer the app scheduled on its clock.
         case app(Int)
+        /// An observer callback the app got on screen (not a wake) should have been completed by now (R: F8).
+        case completionDue(Int)
     }
 
     /// An observer query the running app executed.
@@ -172,6 +174,8 @@ public struct PhonePlatform: NodeModel {
         case .app(let id):
             call(.timer(id: id))
             return []
+        case .completionDue(let token):
+            return completionOverdue(token, now: now)
         }
     }
 
