@@ -44,7 +44,10 @@ let package = Package(
         // A watchOS workout app (HKWorkoutSession + HKLiveWorkoutBuilder + WCSession), as Apple's samples write one.
         .target(name: "WorkoutWatchApp", dependencies: ["PairSimKit"], path: "Examples/WorkoutWatch",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "DeltaSyncApp", "WorkoutWatchApp"]),
+        // An iPhone app kept fresh by BackgroundTasks, as Apple's sample writes one (R: F2).
+        .target(name: "BackgroundRefreshApp", dependencies: ["PairSimKit"], path: "Examples/BackgroundRefresh",
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "DeltaSyncApp", "WorkoutWatchApp", "BackgroundRefreshApp"]),
         .target(
             name: "PairSimConfig",
             dependencies: ["PairSimCore", "PairSimApps", .product(name: "Yams", package: "Yams")]

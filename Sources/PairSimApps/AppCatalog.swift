@@ -3,13 +3,14 @@ import PairSimKit
 import ReferenceApp
 import DeltaSyncApp
 import WorkoutWatchApp
+import BackgroundRefreshApp
 
 /// The apps this build of PairSim knows (`topology apps`), configured from a topology.
 public enum AppCatalog {
     /// Every app, the reference app first (the default), then the watch apps.
     public static func registrations(for topology: Topology) -> [AppRegistration] {
         [ReferenceApp.registration(referenceConfig(topology.phone)), DeltaSyncApp.registration(deltaConfig(topology.phone)),
-         WorkoutWatchApp.registration()]
+         BackgroundRefreshApp.registration, WorkoutWatchApp.registration()]
     }
 
     /// The `device` app `name` among `registrations(for:)` and `extra`; an unknown name is an error

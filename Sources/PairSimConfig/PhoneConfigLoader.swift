@@ -28,13 +28,24 @@ enum PhoneConfigLoader {
 
     static func app(_ reader: YAMLReader) throws(ConfigError) -> AppConfig {
         let fields = try reader.mapping(allowed: ["name", "initialState", "registerObserversAtLaunch", "backgroundBudget", "wakeBudget", "handlerDuration",
-                                                  "settings"])
+                                                  "settings", "suspendAfterCompletion", "backgroundTaskTime", "refreshTaskDelay", "refreshTaskTime",
+                                                  "processingTaskTime", "silentPushInterval"])
         var app = AppConfig()
         if let value = fields["name"] { app.name = try appName(try value.string(), value) }
         if let value = fields["initialState"] { app.initialState = AppState(rawValue: try value.choice(["foreground", "notRunning"]))! }
         if let value = fields["registerObserversAtLaunch"] { app.registerObserversAtLaunch = try value.bool() }
         if let value = fields["backgroundBudget"] { app.backgroundBudget = try positive(value) }
         if let value = fields["wakeBudget"] { app.wakeBudget = try positive(value) }
+        if let value = fields["suspendAfterCompletion"] {
+            app.suspendAfterCompletion = (try? value.string()) == "off" ? nil : try value.duration()
+        }
+        if let value = fields["backgroundTaskTime"] { app.backgroundTaskTime = try positive(value) }
+        if let value = fields["refreshTaskDelay"] { app.refreshTaskDelay = try value.duration() }
+        if let value = fields["refreshTaskTime"] { app.refreshTaskTime = try positive(value) }
+        if let value = fields["processingTaskTime"] { app.processingTaskTime = try positive(value) }
+        if let value = fields["silentPushInterval"] {
+            app.silentPushInterval = (try? value.string()) == "off" ? nil : try positive(value)
+        }
         if let value = fields["handlerDuration"] { app.handlerDuration = try value.duration() }
         if let value = fields["settings"] { app.settings = try value.settings() }
         return app

@@ -75,7 +75,10 @@ public struct ExerciseRecords: Sendable {
 
     /// Calls `handler` with what an import saved and deleted, while this process lives.
     public func onChange(_ handler: @escaping (_ saved: [ExerciseRecordValue], _ deleted: [UUID]) -> Void) {
-        AppRuntime.require("ExerciseRecords.onChange").recordObservers.append { saved, deleted in
+        let runtime = AppRuntime.require("ExerciseRecords.onChange")
+        // Listening for synced changes is what subscribes the app to CloudKit's notifications.
+        if runtime.recordObservers.isEmpty { runtime.send(.subscribeRecords) }
+        runtime.recordObservers.append { saved, deleted in
             handler(saved.map(ExerciseRecordValue.init), deleted)
         }
     }

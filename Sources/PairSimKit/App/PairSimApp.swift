@@ -27,8 +27,18 @@ extension PairSimApp {
 
 /// How the process was launched.
 public struct LaunchOptions: Sendable {
-    /// True when background delivery launched the app (no UI).
+    /// True when the system launched the app in the background (no UI): background delivery, a
+    /// WatchConnectivity message, a BGTask.
     public let inBackground: Bool
+    /// Why the process was launched (R: F2). iOS tells an app some reasons in
+    /// `application(_:didFinishLaunchingWithOptions:)`'s options and none for HealthKit or
+    /// BackgroundTasks; PairSim tells it every one.
+    public let reason: LaunchReason
+
+    package init(inBackground: Bool, reason: LaunchReason) {
+        self.inBackground = inBackground
+        self.reason = reason
+    }
 }
 
 /// SwiftUI's `ScenePhase`.

@@ -37,6 +37,16 @@ package final class AppRuntime: @unchecked Sendable {
     var pendingRecoveries: [Int: (RecoveredWorkout?) -> Void] = [:]
     /// The `userInfo` of each background refresh the watch app scheduled, by its id.
     var refreshUserInfo: [Int: any NSSecureCoding & NSObjectProtocol] = [:]
+    /// UIKit background tasks the app began and their expiration handlers (R: F2).
+    var backgroundTaskHandlers: [Int: (() -> Void)?] = [:]
+    /// `BGTaskScheduler` launch handlers the app registered while launching, and its running BGTasks.
+    var bgLaunchHandlers: [String: (BGTask) -> Void] = [:]
+    var runningBGTasks: [Int: BGTask] = [:]
+    /// Inside `didFinishLaunching` (BGTaskScheduler registration must happen then).
+    var launching = false
+    /// Why this process was launched, and its scene's phase (`UIApplication.applicationState`).
+    var launchReason: AppLaunchReason = .user
+    var scenePhase: ScenePhase = .background
     /// The process's `WCSession.default`.
     package internal(set) var session = WCSession()
     /// Mirrors of what the platform keeps for the app, for synchronous reads.
@@ -232,14 +242,19 @@ package final class AppRuntime: @unchecked Sendable {
     /// Calls the app's code for `call`.
     func handle(_ call: AppCall) {
         switch call {
-        case .launch(let background, let defaults, let records):
+        case .launch(let background, let reason, let defaults, let records):
             forgetProcess()
             self.defaults = defaults
             self.records = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            launchReason = reason
+            scenePhase = background ? .background : .inactive
             let instance = registration.make()
             app = instance
-            instance.didFinishLaunching(LaunchOptions(inBackground: background))
+            launching = true
+            instance.didFinishLaunching(LaunchOptions(inBackground: background, reason: LaunchReason(reason)))
+            launching = false
         case .scenePhase(let phase):
+            scenePhase = phase
             app?.scenePhaseDidChange(to: AppScenePhase(phase))
         case .observerUpdate(let query, let completion):
             if let observer = observerQueries[query] {
@@ -274,6 +289,21 @@ package final class AppRuntime: @unchecked Sendable {
         case .backgroundTasks(let tasks):
             let objects = tasks.map { WKRefreshBackgroundTask.make($0, runtime: self) }
             if let host = app as? WatchAppHost { host.app.handle(Set(objects)) }
+        case .backgroundTimeExpiring(let tasks):
+            for task in tasks { if let handler = backgroundTaskHandlers[task] { handler?() } }
+        case .bgTaskLaunch(let token, let identifier, let processing):
+            let task: BGTask = processing ? BGProcessingTask(token: token, identifier: identifier, runtime: self)
+                                          : BGAppRefreshTask(token: token, identifier: identifier, runtime: self)
+            guard let handler = bgLaunchHandlers[identifier] else {
+                // iOS ends an app handed a task it registered no launch handler for.
+                report("bgtask-no-handler", "no launch handler registered for task \(identifier) (register it with BGTaskScheduler.shared.register before didFinishLaunching returns)")
+                send(.bgTaskCompleted(token: token, success: false))
+                return
+            }
+            runningBGTasks[token] = task
+            handler(task)
+        case .bgTaskExpiring(let token):
+            runningBGTasks[token]?.expirationHandler?()
         case .terminated:
             forgetProcess()
         }
@@ -319,6 +349,9 @@ package final class AppRuntime: @unchecked Sendable {
         pendingWorkouts = [:]
         pendingRecoveries = [:]
         refreshUserInfo = [:]
+        backgroundTaskHandlers = [:]
+        bgLaunchHandlers = [:]
+        runningBGTasks = [:]
         session = WCSession()
         // Tasks of the ended process that wait for an answer wait forever: nothing resumes them.
     }
@@ -406,6 +439,9 @@ extension AppCall {
         case .workoutRecoveryNeeded: "handleActiveWorkoutRecovery"
         case .workoutRecovered: "recoverActiveWorkoutSession completion handler"
         case .backgroundTasks: "handle(_:) of background tasks"
+        case .backgroundTimeExpiring: "background task expiration handler"
+        case .bgTaskLaunch: "BGTask launch handler"
+        case .bgTaskExpiring: "BGTask expiration handler"
         case .terminated: "termination"
         }
     }

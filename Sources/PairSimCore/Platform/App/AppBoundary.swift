@@ -14,7 +14,7 @@ public enum ScenePhase: String, Hashable, Sendable {
 public enum AppCall: Hashable, Sendable {
     /// The process starts (`didFinishLaunching`); `background` when background delivery launched it.
     /// `defaults` is what the app stored in its user defaults; `records` its CloudKit-synced records.
-    case launch(background: Bool, defaults: JSONObject, records: [ExerciseRecord])
+    case launch(background: Bool, reason: AppLaunchReason, defaults: JSONObject, records: [ExerciseRecord])
     /// The scene phase changed.
     case scenePhase(ScenePhase)
     /// An observer query's update handler is called; `completion` identifies its completion handler.
@@ -61,8 +61,38 @@ public enum AppCall: Hashable, Sendable {
     indirect case workoutRecovered(id: Int, RecoveredWorkout?)
     /// watchOS hands the app background tasks (`handle(_:)`): each must be completed.
     case backgroundTasks([BackgroundTask])
+    /// The app's UIKit background tasks (`beginBackgroundTask`) are about to run out of time:
+    /// their expiration handlers run (R: F2).
+    case backgroundTimeExpiring(tasks: [Int])
+    /// The system runs a `BGTaskScheduler` task the app submitted: its launch handler runs (R: F2).
+    case bgTaskLaunch(token: Int, identifier: String, processing: Bool)
+    /// The BGTask `token` is about to run out of time: its `expirationHandler` runs.
+    case bgTaskExpiring(token: Int)
     /// The process ended (terminated or force-quit): the app's memory is gone.
     case terminated
+}
+
+/// Why the system started the app's process (R: F2); PairSimKit's `LaunchReason` documents each.
+public enum AppLaunchReason: String, Hashable, Sendable {
+    case user, healthKit, watchConnectivity, backgroundTask, remoteNotification, system
+}
+
+/// A `BGTaskScheduler` request (`BGAppRefreshTaskRequest` or `BGProcessingTaskRequest`).
+public struct BGRequest: Hashable, Sendable {
+    public var identifier: String
+    public var processing: Bool
+    public var earliestBegin: EmulatedInstant?
+    public var requiresExternalPower: Bool
+    public var requiresNetworkConnectivity: Bool
+
+    public init(identifier: String, processing: Bool, earliestBegin: EmulatedInstant?, requiresExternalPower: Bool = false,
+                requiresNetworkConnectivity: Bool = false) {
+        self.identifier = identifier
+        self.processing = processing
+        self.earliestBegin = earliestBegin
+        self.requiresExternalPower = requiresExternalPower
+        self.requiresNetworkConnectivity = requiresNetworkConnectivity
+    }
 }
 
 /// HealthKit's `HKWorkoutSessionState`, with Apple's numbers.
@@ -185,6 +215,18 @@ public enum AppRequest: Hashable, Sendable {
     case scheduleRefresh(id: Int, at: EmulatedInstant)
     /// A background task was completed (`setTaskCompletedWithSnapshot(_:)`).
     case completeTask(token: Int, snapshot: Bool)
+    /// UIKit's `beginBackgroundTask(withName:expirationHandler:)`: `token` is the identifier the app got.
+    case beginBackgroundTask(token: Int, name: String?)
+    /// UIKit's `endBackgroundTask(_:)`.
+    case endBackgroundTask(token: Int)
+    /// `BGTaskScheduler.submit(_:)` (`done` answers, with the `BGTaskScheduler.Error` code's name on failure).
+    case bgSubmit(id: Int, BGRequest)
+    /// `cancel(taskRequestWithIdentifier:)`, or `cancelAllTaskRequests()` when nil.
+    case bgCancel(identifier: String?)
+    /// `BGTask.setTaskCompleted(success:)`.
+    case bgTaskCompleted(token: Int, success: Bool)
+    /// The app listens for its synced records' changes: CloudKit's silent notifications wake it.
+    case subscribeRecords
 }
 
 /// A background task watchOS hands a watch app.

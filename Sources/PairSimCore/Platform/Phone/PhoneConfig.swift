@@ -30,6 +30,23 @@ public struct AppConfig: Hashable, Sendable {
     public var backgroundBudget: EmulatedDuration = .seconds(5)
     /// Execution time a background-delivery wake grants (PairSim's choice; Apple gives no number).
     public var wakeBudget: EmulatedDuration = .seconds(30)
+    /// After the app's last piece of background work iOS waits for (a wake's completion handler, a
+    /// UIKit background task, a BGTask) ends, it is suspended this soon; nil (`off`): it runs to
+    /// the end of its budget. Apple: suspended "shortly after"; the number is PairSim's (R: F2).
+    public var suspendAfterCompletion: EmulatedDuration? = .seconds(1)
+    /// How long UIKit background tasks (`beginBackgroundTask`) keep a backgrounded app running,
+    /// counted from when it began running in the background (`backgroundTimeRemaining`); their
+    /// expiration handlers run 1 s before it ends, and tasks still open then end the app.
+    public var backgroundTaskTime: EmulatedDuration = .seconds(30)
+    /// The system runs a `BGAppRefreshTaskRequest` at its discretion: between its earliest begin
+    /// date and this much later, drawn from the seed.
+    public var refreshTaskDelay: EmulatedDuration = .minutes(30)
+    /// Running time of a BGAppRefreshTask / a BGProcessingTask.
+    public var refreshTaskTime: EmulatedDuration = .seconds(30)
+    public var processingTaskTime: EmulatedDuration = .minutes(5)
+    /// CloudKit's silent notifications wake the app to import at most this often (nil, `off`: never;
+    /// records then wait for the app to run). Apple: "no more than two or three per hour".
+    public var silentPushInterval: EmulatedDuration? = .minutes(20)
     /// The reference app's knob: how long its observer handler runs before calling the completion handler.
     public var handlerDuration: EmulatedDuration = .milliseconds(500)
 

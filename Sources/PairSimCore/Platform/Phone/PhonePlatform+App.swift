@@ -104,6 +104,18 @@ extension PhonePlatform {
                 self.call(.done(id: id, error: "errorHealthDataUnavailable"))
             case .completeTask:
                 break
+            case .beginBackgroundTask(let token, let name):
+                actions += beginUITask(token, name: name, now: now)
+            case .endBackgroundTask(let token):
+                actions += endUITask(token, now: now)
+            case .bgSubmit(let id, let request):
+                actions += bgSubmit(id, request, now: now)
+            case .bgCancel(let identifier):
+                actions += bgCancel(identifier, now: now)
+            case .bgTaskCompleted(let token, let success):
+                actions += bgTaskCompleted(token, success: success, now: now)
+            case .subscribeRecords:
+                recordsSubscribed = true
             case .workout(let session, let asked):
                 // Workout sessions run on the watch: PairSim's iPhone has none (iOS 26's are not modelled).
                 let unavailable = "errorHealthDataUnavailable"
@@ -215,6 +227,8 @@ extension PhonePlatform {
             actions.append(event(.bgdeliveryPending, now, ["type": .string(type.name), "frequency": .string(delivery.state(type)!.frequency.rawValue),
                                                            "wakeAt": .string(next.description)]))
         }
+        // The wake is answered: with nothing else to wait for, iOS suspends the app soon (R: F2).
+        actions += backgroundWorkDone(now: now)
         return actions
     }
 

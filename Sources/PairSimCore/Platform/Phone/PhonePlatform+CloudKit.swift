@@ -11,10 +11,34 @@ extension PhonePlatform {
         for id in batch.deleted where !container.deleted.contains(id) { container.deleted.append(id) }
         let persist = NodeAction.persist(.containerAdd(batch))
         if app.isRunning { return [persist] + importFromContainer(now: now) }
+        if app == .suspended || app == .notRunning, recordsSubscribed, let interval = config.app.silentPushInterval,
+           lastSilentPushWake.map({ now - $0 >= interval }) ?? true {
+            // CloudKit's silent push wakes (or launches) the app in the background to import (R: F2).
+            lastSilentPushWake = now
+            return [persist] + silentPushWake(now: now)
+        }
         var fields = batch.summary
         fields.append("waiting", .int(Int64(container.saved.count + container.deleted.count)))
-        fields.append("reason", .string("app \(app.rawValue): imports at next launch or foreground"))
+        let why = app == .forceQuit || config.app.silentPushInterval == nil || !recordsSubscribed ? "" : " (CloudKit's notifications are throttled)"
+        fields.append("reason", .string("app \(app.rawValue): imports at next launch or foreground" + why))
         return [persist, event(.ckPending, now, fields)]
+    }
+
+    /// A CloudKit silent notification: iOS wakes a suspended app, or launches one that is not
+    /// running, in the background; the container imports; with nothing else to do the app is
+    /// suspended soon after (Apple, "Pushing background updates to your App": background
+    /// notifications are low priority and throttled — "don't try to send more than two or three
+    /// per hour").
+    mutating func silentPushWake(now: EmulatedInstant) -> [NodeAction] {
+        var actions: [NodeAction]
+        if app == .notRunning {
+            actions = launch(now: now, reason: "CloudKit notification", inBackground: true)
+        } else {
+            actions = setState(.background, reason: "CloudKit notification", now: now)
+            actions += startBudget(config.app.wakeBudget, now: now)
+            actions += importFromContainer(now: now)
+        }
+        return actions + backgroundWorkDone(now: now)
     }
 
     /// Imports everything waiting in the container (CKSyncEngine fetch) while the app runs; the

@@ -20,6 +20,8 @@ extension PhonePlatform {
                     "save a workout in the phone's HealthKit as another app (default other-app)"),
         CommandSpec("write-sample", "<type> <value> [--duration D] [--source S]", "save a sample in the phone's HealthKit (default source other-app)"),
         CommandSpec("reboot", "", "restart the phone: the app's process ends, the device is locked, WatchConnectivity is unreachable until the first unlock"),
+        CommandSpec("plug-in", "", "the phone goes on external power: BGProcessingTasks that require it may run (with the device locked)"),
+        CommandSpec("unplug", "", "the phone leaves external power"),
     ] + WCSessionCore.commands + [
         CommandSpec("status", "", "app state, observers, background delivery, stores, counters, and the app's own status"),
         CommandSpec("help", "", "this list"),
@@ -48,6 +50,10 @@ extension PhonePlatform {
             case "reboot":
                 try args.expect(0...0)
                 return reboot(now: now)
+            case "plug-in", "unplug":
+                try args.expect(0...0)
+                let on = line.verb == "plug-in"
+                return CommandResult(ok: true, reply: on ? "on external power" : "on battery", actions: setCharging(on, now: now))
             case _ where line.verb.hasPrefix("wc-"):
                 let id = uuids.next(at: now).text
                 return try wc.command(line, sync: &sync, newID: id, now: now)

@@ -12,6 +12,7 @@ extension PhonePlatform {
         var fields: JSONObject = ["from": .string(from.rawValue), "to": .string(state.rawValue), "reason": .string(reason)]
         for member in extra.members { fields.append(member.key, member.value) }
         var actions: [NodeAction] = [event(.appState, now, fields)]
+        if from != state { backgroundStretchChanged(to: state, now: now) }
         if from == .suspended, state.isRunning, !changedWhileSuspended.isEmpty {
             let changed = changedWhileSuspended
             changedWhileSuspended = []
@@ -24,18 +25,29 @@ extension PhonePlatform {
 
     /// Launches the app's process: in the foreground (the user) or in the background (a wake for
     /// `wokenFor`). The app hears `didFinishLaunching`, then (on screen) the scene becomes active.
-    mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil, inBackground background: Bool = false) -> [NodeAction] {
+    mutating func launch(now: EmulatedInstant, reason: String, wokenFor: ObjectType? = nil, inBackground background: Bool = false,
+                         budget: EmulatedDuration? = nil) -> [NodeAction] {
         let inBackground = wokenFor != nil || background
         observerQueries = []
         changedWhileSuspended = []
         openCompletions = [:]
         var actions = setState(inBackground ? .background : .foreground, reason: reason, now: now)
         wakeOnLaunch = wokenFor
-        call(.launch(background: inBackground, defaults: defaults, records: records.records))
+        let launchReason: AppLaunchReason = switch reason {
+        case "user", "initial", "unlock": .user
+        case "background delivery": .healthKit
+        case "WatchConnectivity message": .watchConnectivity
+        case "background task": .backgroundTask
+        case "CloudKit notification": .remoteNotification
+        default: .system
+        }
+        call(.launch(background: inBackground, reason: launchReason, defaults: defaults, records: records.records))
         if inBackground {
-            actions += startBudget(config.app.wakeBudget, now: now)
+            actions += startBudget(budget ?? config.app.wakeBudget, now: now)
         } else {
             call(.scenePhase(.active))
+            // Requests a force quit held back may run again (BGTaskScheduler).
+            rearmBGRequests(now: now)
         }
         actions += importFromContainer(now: now)
         return actions
@@ -47,6 +59,7 @@ extension PhonePlatform {
         if let token = budgetToken { timers.cancel(token) }
         budgetEndsAt = end
         budgetToken = timers.schedule(.budgetEnd, at: end)
+        budgetCutShort = false
         return []
     }
 
@@ -54,14 +67,19 @@ extension PhonePlatform {
         if let token = budgetToken { timers.cancel(token) }
         budgetToken = nil
         budgetEndsAt = nil
+        budgetCutShort = false
     }
 
     /// The background budget ran out: the app is suspended (its work freezes until it runs
     /// again), and wakes without a completion are missed.
     mutating func budgetExpired(now: EmulatedInstant) -> [NodeAction] {
         budgetEndsAt = nil
+        let cutShort = budgetCutShort
+        budgetCutShort = false
         guard app == .background else { return [] }
-        var actions = setState(.suspended, reason: "budget expired", now: now)
+        // UIKit background tasks and BGTasks keep it running, to their own deadlines (R: F2).
+        if holdsBackgroundExecution { return resolveMissedWakes(now: now) }
+        var actions = setState(.suspended, reason: cutShort ? "work done" : "budget expired", now: now)
         actions += resolveMissedWakes(now: now)
         return actions
     }
@@ -107,7 +125,7 @@ extension PhonePlatform {
     }
 
     /// The process ends: by the user (force quit) or by the system (terminate).
-    mutating func endProcess(forceQuit: Bool, now: EmulatedInstant) -> [NodeAction] {
+    mutating func endProcess(forceQuit: Bool, now: EmulatedInstant, reason: String? = nil) -> [NodeAction] {
         cancelBudget()
         observerQueries = []
         changedWhileSuspended = []
@@ -116,7 +134,7 @@ extension PhonePlatform {
         // A force quit ends delivery outright (no backoff to log); a terminated app's misses count.
         if forceQuit { delivery.disableAll() }
         var actions = resolveMissedWakes(now: now)
-        actions += setState(forceQuit ? .forceQuit : .notRunning, reason: forceQuit ? "user force quit" : "system terminated", now: now)
+        actions += setState(forceQuit ? .forceQuit : .notRunning, reason: reason ?? (forceQuit ? "user force quit" : "system terminated"), now: now)
         processEnded()
         return actions
     }
@@ -129,6 +147,10 @@ extension PhonePlatform {
         wcReplyTokens = [:]
         for (_, token) in appTimers { timers.cancel(token) }
         appTimers = [:]
+        uiTasks = []
+        disarmUITaskDeadline()
+        for task in runningBGTasks.values { for timer in task.timers { timers.cancel(timer) } }
+        runningBGTasks = [:]
         wakeOnLaunch = nil
         appCalls.append(.terminated)
     }
@@ -163,6 +185,8 @@ extension PhonePlatform {
         frontmostAtLock = app.isOnScreen
         var actions = [event(.deviceLocked, now)]
         actions += goToBackground(now: now, reason: "device locked")
+        // An idle device: processing tasks may run (R: F2).
+        rearmBGRequests(now: now)
         return actions
     }
 

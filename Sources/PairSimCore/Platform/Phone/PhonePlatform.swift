@@ -20,6 +20,27 @@ public struct PhonePlatform: NodeModel {
         case app(Int)
         /// An observer callback the app got on screen (not a wake) should have been completed by now (R: F8).
         case completionDue(Int)
+        /// The app's UIKit background tasks are about to run out of time / have (R: F2).
+        case uiTasksExpiring, uiTasksDeadline
+        /// A `BGTaskScheduler` request may run now (R: F2).
+        case bgTaskDue(String)
+        /// A running BGTask is about to run out of time / has.
+        case bgTaskExpiring(Int), bgTaskDeadline(Int)
+    }
+
+    /// A `BGTaskScheduler` request waiting for the system to run it.
+    public struct PendingBGTask: Hashable, Sendable {
+        public var request: BGRequest
+        /// When the system runs it (refresh), or from when it may (processing: when idle).
+        public var dueAt: EmulatedInstant
+    }
+
+    /// A BGTask the app is running.
+    public struct RunningBGTask: Hashable, Sendable {
+        public var identifier: String
+        public var processing: Bool
+        public var deadline: EmulatedInstant
+        var timers: [UInt64]
     }
 
     /// An observer query the running app executed.
@@ -76,6 +97,29 @@ public struct PhonePlatform: NodeModel {
     var appCalls: [AppCall] = []
     /// Calls held while the app is suspended: they reach it when it runs again.
     var heldCalls: [AppCall] = []
+
+    // Background execution (R: F2)
+    /// UIKit background tasks the app's process began and has not ended.
+    public internal(set) var uiTasks: Set<Int> = []
+    /// When the app's current stretch of running in the background began.
+    var backgroundRunSince: EmulatedInstant?
+    /// When the app's UIKit background tasks run out of time, and the timers for it.
+    public internal(set) var uiTaskDeadline: EmulatedInstant?
+    var uiTaskTimers: [UInt64] = []
+    /// `BGTaskScheduler` requests waiting to run, by identifier (kept by the system across launches).
+    public internal(set) var bgRequests: [String: PendingBGTask] = [:]
+    var bgRequestTimers: [String: UInt64] = [:]
+    /// BGTasks the app is running, by token.
+    public internal(set) var runningBGTasks: [Int: RunningBGTask] = [:]
+    /// The phone is on external power (`plug-in` / `unplug`): processing tasks that require it may run.
+    public internal(set) var charging = false
+    /// The last CloudKit silent notification that woke the app (they are throttled), and whether
+    /// the app ever listened for its records' changes (its CloudKit subscription, which outlives
+    /// the process).
+    var lastSilentPushWake: EmulatedInstant?
+    /// The budget was cut short because the app's background work was done (the suspension's reason).
+    var budgetCutShort = false
+    var recordsSubscribed = false
     /// Replies to user actions, by action id.
     var replies: [Int: (ok: Bool, text: String)] = [:]
     var nextToken = 0
@@ -176,6 +220,17 @@ public struct PhonePlatform: NodeModel {
             return []
         case .completionDue(let token):
             return completionOverdue(token, now: now)
+        case .uiTasksExpiring:
+            return uiTasksExpiring(now: now)
+        case .uiTasksDeadline:
+            return uiTasksDeadline(now: now)
+        case .bgTaskDue(let identifier):
+            bgRequestTimers[identifier] = nil
+            return bgTaskDue(identifier, now: now)
+        case .bgTaskExpiring(let token):
+            return bgTaskExpiring(token, now: now)
+        case .bgTaskDeadline(let token):
+            return bgTaskDeadline(token, now: now)
         }
     }
 

@@ -53,7 +53,7 @@ extension WatchModel: WCAppHost {
     /// (`handleActiveWorkoutRecovery()`), whose handle belonged to the process before.
     mutating func launchApp(now: EmulatedInstant) {
         appState = wc.foreground ? .foreground : .background
-        call(.launch(background: !wc.foreground, defaults: appDefaults, records: []))
+        call(.launch(background: !wc.foreground, reason: wc.foreground ? .user : .system, defaults: appDefaults, records: []))
         if wc.foreground { call(.scenePhase(.active)) }
         if var current = workout, current.isRecoverable {
             current.session = 0
@@ -145,6 +145,14 @@ extension WatchModel: WCAppHost {
                 scheduleRefresh(id, at: at, now: now)
             case .completeTask(let token, let snapshot):
                 actions += completeTask(token, snapshot: snapshot, now: now)
+            case .beginBackgroundTask, .endBackgroundTask:
+                // UIKit's: watchOS has no UIApplication (ProcessInfo.performExpiringActivity is not modelled).
+                actions.append(unsupported("UIApplication.beginBackgroundTask", "watchOS has no UIApplication; its background work runs in WKRefreshBackgroundTasks", now: now))
+            case .bgSubmit(let id, _):
+                // The BackgroundTasks framework is iOS's: a watch app schedules WKApplication refreshes.
+                call(.done(id: id, error: "unavailable"))
+            case .bgCancel, .bgTaskCompleted, .subscribeRecords:
+                break
             }
         }
         return actions + refreshReachability(now: now)
