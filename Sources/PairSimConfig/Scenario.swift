@@ -103,11 +103,24 @@ public struct TimelineEntry: Hashable, Sendable {
     public var at: EmulatedInstant
     public var node: NodeName
     public var command: String
+    /// `fails: CODE`: the command must be refused, its reply naming `CODE` (e.g. `notReachable`,
+    /// `payloadTooLarge`); nil: it must succeed (R: F6).
+    public var expectedFailure: String?
 
-    public init(at: EmulatedInstant, node: NodeName, command: String) {
+    public init(at: EmulatedInstant, node: NodeName, command: String, expectedFailure: String? = nil) {
         self.at = at
         self.node = node
         self.command = command
+        self.expectedFailure = expectedFailure
+    }
+
+    /// The line that fails the scenario for this command's outcome, or nil when it went as the
+    /// timeline says (succeeded, or failed with the expected code).
+    public func problem(ok: Bool, reply: String) -> String? {
+        let line = "\(at) \(node) \(command)"
+        guard let expected = expectedFailure else { return ok ? nil : "\(line): \(reply)" }
+        if ok { return "\(line): expected to fail with \(expected), but it succeeded (\(reply))" }
+        return reply.contains(expected) ? nil : "\(line): expected to fail with \(expected), but: \(reply)"
     }
 }
 

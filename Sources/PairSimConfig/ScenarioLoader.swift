@@ -130,7 +130,14 @@ public enum ScenarioLoader {
     }
 
     static func timelineEntries(_ reader: YAMLReader, duration: EmulatedDuration, appCommands: [CommandSpec], file: String) throws(ConfigError) -> [TimelineEntry] {
-        let map = try reader.mapping(allowed: ["at", "every", "from", "until", "watch", "phone"])
+        let map = try reader.mapping(allowed: ["at", "every", "from", "until", "watch", "phone", "fails"])
+        let fails = try map["fails"].map { value throws(ConfigError) -> String in
+            let code = try value.string()
+            guard !code.isEmpty, code.count <= 64, code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+                throw value.error("fails: names the error the command must fail with, e.g. notReachable, got \"\(code.prefix(40))\"")
+            }
+            return code
+        }
         let nodes = NodeName.allCases.filter { map[$0.rawValue] != nil }
         guard nodes.count == 1, let node = nodes.first else { throw reader.error("give exactly one of watch: or phone: with a command") }
         let commandReader = map[node.rawValue]!
@@ -142,7 +149,7 @@ public enum ScenarioLoader {
             guard map["from"] == nil, map["until"] == nil else { throw reader.error("from/until go with every:, not at:") }
             let time = try at.duration()
             guard time <= duration else { throw at.error("\(time) is after the scenario's duration (\(duration))") }
-            return [TimelineEntry(at: .zero + time, node: node, command: command)]
+            return [TimelineEntry(at: .zero + time, node: node, command: command, expectedFailure: fails)]
         case (nil, let every?):
             let step = try every.duration()
             guard step >= .seconds(1) else { throw every.error("must be at least 1s") }
@@ -154,7 +161,7 @@ public enum ScenarioLoader {
             var entries: [TimelineEntry] = []
             var at = from
             while at < until {
-                entries.append(TimelineEntry(at: .zero + at, node: node, command: command))
+                entries.append(TimelineEntry(at: .zero + at, node: node, command: command, expectedFailure: fails))
                 at += step
             }
             return entries

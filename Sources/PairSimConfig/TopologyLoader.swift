@@ -128,7 +128,7 @@ public enum TopologyLoader {
         return result
     }
 
-    static let watchConnectivityKeys = ["messageFailure", "userInfoStall", "messageTimeout", "fileRate"]
+    static let watchConnectivityKeys = ["messageFailure", "userInfoStall", "messageTimeout", "fileRate", "launchesForceQuitApp"]
 
     /// The WatchConnectivity-only keys of `channels.watchconnectivity` (docs/TOPOLOGY.md).
     static func watchConnectivity(_ reader: YAMLReader) throws(ConfigError) -> WCConfig {
@@ -145,6 +145,7 @@ public enum TopologyLoader {
         }
         if let value = fields["messageTimeout"] { config.messageTimeout = try PhoneConfigLoader.positive(value) }
         if let value = fields["fileRate"] { config.fileRate = Int(try value.int(in: 1_000...1_000_000_000)) }
+        if let value = fields["launchesForceQuitApp"] { config.launchesForceQuitApp = try value.bool() }
         return config
     }
 

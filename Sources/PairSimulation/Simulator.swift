@@ -175,8 +175,7 @@ public struct Simulator {
         // Under the nemesis a refusal is a note, not a failure: faults move what a command finds
         // (`delete-workout latest` before the workout arrived), and its own partitions may meet
         // the scenario's. The invariants judge the run.
-        if !result.ok {
-            let line = "\(entry.at) \(entry.node) \(entry.command): \(result.reply)"
+        if let line = entry.problem(ok: result.ok, reply: result.reply) {
             if hasNemesis { refusedUnderNemesis.append(line) } else { failedCommands.append(line) }
         }
         perform(result.actions, from: entry.node)

@@ -86,6 +86,8 @@ struct ScenarioEndToEndTests {
         "hosted-watch-workout", "hosted-watch-killed",
         // Background execution (R: F2): a UIKit task's expiry, BGTasks at the system's discretion, plug-in.
         "background-tasks",
+        // WatchConnectivity as documented: a force-quit app launched by a message, refusals a timeline expects (R: F6).
+        "wc-as-documented",
     ]
 
     /// An event log as a sorted list of lines, less what a driver stamps of its own: the boot id
@@ -106,7 +108,7 @@ struct ScenarioEndToEndTests {
         }.sorted()
     }
 
-    @Test("run in stepped time and simulate reach the same verdicts, and log the same events", .timeLimit(.minutes(10)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4, A12, A8, A9, F2
+    @Test("run in stepped time and simulate reach the same verdicts, and log the same events", .timeLimit(.minutes(10)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4, A12, A8, A9, F2, F6
     func agreement(scenario: String) async throws {
         let file = Self.scenarios + "/\(scenario).yaml"
         let simulatedDir = Self.temporary("sim-\(scenario)"), ranDir = Self.temporary("run-\(scenario)")

@@ -215,3 +215,25 @@ struct HealthKitAPITests {
         #expect(phone.named("app.misbehaved").contains { $0["kind"] == "unsupported" })
     }
 }
+
+/// WatchConnectivity payloads are property lists (R: F6): what a device refuses is refused, and a
+/// date or data arrives as what was sent.
+@Suite("WatchConnectivity payloads")
+struct WCPayloadTests {
+    @Test("NSNull and UUID are refused; dates and data cross and come back as Date and Data")  // R: F6
+    func propertyListsOnly() {
+        #expect(WCPayload.json(["a": NSNull()]) == nil)
+        #expect(WCPayload.json(["id": UUID()]) == nil, "a UUID is not a property-list type: send its uuidString")
+        #expect(WCPayload.json(["list": [1, NSNull()]]) == nil)
+        let date = Date(timeIntervalSince1970: 1_700_000_000.5), data = Data([0, 1, 2, 255])
+        guard let json = WCPayload.json(["when": date, "bytes": data, "name": "run", "n": 3, "nested": ["when": date]]) else {
+            Issue.record("a property-list payload was refused")
+            return
+        }
+        let back = WCPayload.dictionary(json)
+        #expect(back["when"] as? Date == date)
+        #expect(back["bytes"] as? Data == data)
+        #expect(back["name"] as? String == "run" && back["n"] as? Int == 3)
+        #expect((back["nested"] as? [String: Any])?["when"] as? Date == date)
+    }
+}

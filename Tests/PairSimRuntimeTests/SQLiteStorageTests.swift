@@ -154,7 +154,7 @@ struct SQLiteStorageTests {
         let storage = try SQLiteStorage(path: path)
         var watch = WatchModel(topology: Self.topology, boot: "b1")
         _ = watch.start(now: .zero)
-        try Self.drive(&watch, storage, [(1, "out-of-range"), (2, #"wc-transfer '{"n":1,"list":[1,2.5,"x",null,{"deep":true}]}'"#),
+        try Self.drive(&watch, storage, [(1, "out-of-range"), (2, #"wc-transfer '{"n":1,"list":[1,2.5,"x",false,{"deep":true}]}'"#),
                                           (3, "wc-file route.gpx --size 5000 --metadata '{\"kind\":\"gpx\"}'"),
                                           (4, #"wc-context '{"tab":"train"}'"#), (5, "in-range"), (5, "foreground")])
         // A context and a user info from the phone wait for the watch app (it left the screen).

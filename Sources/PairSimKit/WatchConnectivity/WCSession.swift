@@ -392,8 +392,10 @@ public final class WCSession: @unchecked Sendable {
     }
 }
 
-/// Property-list dictionaries ⇄ JSON: strings, numbers, booleans, arrays, dictionaries and dates
-/// (as seconds since 1970) cross; anything else is refused, as WatchConnectivity refuses it.
+/// Property-list dictionaries ⇄ JSON (R: F6): strings, numbers, booleans, arrays, dictionaries,
+/// dates and data cross and arrive as what was sent — a date as `{"$date": seconds since 1970}`,
+/// data as `{"$data": base64}` on the wire; anything else (`NSNull`, `UUID`, your own types) is
+/// refused with `payloadUnsupportedTypes`, as WatchConnectivity refuses it on a device.
 enum WCPayload {
     static func json(_ dictionary: [String: Any]) -> JSONObject? {
         var object = JSONObject()
@@ -411,8 +413,8 @@ enum WCPayload {
         case let number as Int: return .int(Int64(number))
         case let number as Int64: return .int(number)
         case let number as Double: return .double(number)
-        case let date as Date: return .double(date.timeIntervalSince1970)
-        case let uuid as UUID: return .string(uuid.uuidString)
+        case let date as Date: return .object(["$date": .double(date.timeIntervalSince1970)])
+        case let data as Data: return .object(["$data": .string(data.base64EncodedString())])
         case let array as [Any]:
             var items: [JSON] = []
             for item in array {
@@ -449,7 +451,10 @@ enum WCPayload {
         case .double(let number): return number
         case .string(let text): return text
         case .array(let items): return items.map(any)
-        case .object(let object): return dictionary(object)
+        case .object(let object):
+            if object.count == 1, let seconds = object["$date"]?.doubleValue { return Date(timeIntervalSince1970: seconds) }
+            if object.count == 1, let base64 = object["$data"]?.stringValue, let data = Data(base64Encoded: base64) { return data }
+            return dictionary(object)
         }
     }
 }

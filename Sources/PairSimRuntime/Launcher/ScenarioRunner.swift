@@ -88,7 +88,7 @@ public struct ScenarioRunner {
         func send(_ entry: TimelineEntry) throws {
             let reply = try ctl(entry.node, entry.command, timeout: 30_000)
             progress("\(clock.now()) \(entry.node) \(entry.command) → \(reply.ok ? "ok" : "error: " + reply.text)")
-            if !reply.ok { failed.append("\(entry.at) \(entry.node) \(entry.command): \(reply.text)") }
+            if let line = entry.problem(ok: reply.ok, reply: reply.text) { failed.append(line) }
             try stepper?.quiet()
         }
         for entry in scenario.timeline {

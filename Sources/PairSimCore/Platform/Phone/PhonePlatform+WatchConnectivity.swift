@@ -50,11 +50,14 @@ extension PhonePlatform: WCAppHost {
         }
     }
 
-    /// A message from the watch launches the app in the background, or wakes it if suspended.
-    /// A force-quit app is not launched (as for background delivery): the message waits and expires.
+    /// A message from the watch launches the app in the background, or wakes it if suspended. A
+    /// force-quit app too, as Apple documents; with `launchesForceQuitApp: false` (the field
+    /// reading) it is not launched: the message waits and expires (R: F6).
     mutating func wakeForMessage(now: EmulatedInstant) -> [NodeAction] {
         switch app {
         case .notRunning:
+            return launch(now: now, reason: "WatchConnectivity message", inBackground: true)
+        case .forceQuit where wc.config.launchesForceQuitApp:
             return launch(now: now, reason: "WatchConnectivity message", inBackground: true)
         case .suspended:
             var actions = setState(.background, reason: "WatchConnectivity message", now: now)

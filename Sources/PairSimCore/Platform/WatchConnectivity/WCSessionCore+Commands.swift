@@ -43,6 +43,20 @@ extension WCSessionCore {
         return nil
     }
 
+    /// Where `value` holds a JSON null (not a property-list type), as a path like `a.b[2]`, or nil.
+    static func nullPath(_ value: JSON, at path: String = "") -> String? {
+        switch value {
+        case .null: return path.isEmpty ? "the top" : path
+        case .object(let object):
+            for member in object.members { if let found = nullPath(member.value, at: path.isEmpty ? member.key : path + "." + member.key) { return found } }
+            return nil
+        case .array(let items):
+            for (index, item) in items.enumerated() { if let found = nullPath(item, at: path + "[\(index)]") { return found } }
+            return nil
+        default: return nil
+        }
+    }
+
     /// A JSON object argument, refused clearly when it is not one.
     static func payload(_ text: String, verb: String, what: String = "the payload", wire: WireLimits) throws(CommandError) -> JSONObject {
         let json: JSON
@@ -53,6 +67,10 @@ extension WCSessionCore {
             throw CommandError("\(verb): \(what) must be a JSON object, got \(json.kindName)")
         }
         if let problem = payloadProblem(object, wire: wire) { throw CommandError("\(verb): payloadTooLarge: \(what) is \(problem)") }
+        if let path = nullPath(.object(object)) {
+            throw CommandError("\(verb): payloadUnsupportedTypes: \(what) holds null at \(path); WatchConnectivity takes property-list types only "
+                + "(strings, numbers, booleans, arrays, objects; a date as {\"$date\": seconds}, data as {\"$data\": base64})")
+        }
         return object
     }
 

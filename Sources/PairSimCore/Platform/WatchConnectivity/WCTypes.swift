@@ -14,6 +14,11 @@ public struct WCConfig: Hashable, Sendable {
     public var messageTimeout: EmulatedDuration = .seconds(30)
     /// How fast `transferFile` moves a file's bytes (bytes per emulated second).
     public var fileRate = 2_000_000
+    /// A message from the watch launches an iOS app the user force-quit, as Apple documents
+    /// (`sendMessage`: "calling this method from your WatchKit extension while it is active and
+    /// running wakes up the corresponding iOS app in the background"; no exception). `false`: the
+    /// field reading — the message waits for the user to open the app, then expires (R: F6).
+    public var launchesForceQuitApp = true
 
     public init() {}
 }
