@@ -141,7 +141,9 @@ public enum TopologyLoader {
         if let stall = fields["userInfoStall"] {
             let parts = try stall.mapping(allowed: ["chance", "for"], required: ["chance"])
             config.stallChance = try parts["chance"]!.probability()
-            if let value = parts["for"] { config.stallFor = try PhoneConfigLoader.positive(value) }
+            if let value = parts["for"] {
+                config.stallFor = (try? value.string()) == "untilNudged" ? nil : try PhoneConfigLoader.positive(value)
+            }
         }
         if let value = fields["messageTimeout"] { config.messageTimeout = try PhoneConfigLoader.positive(value) }
         if let value = fields["fileRate"] { config.fileRate = Int(try value.int(in: 1_000...1_000_000_000)) }

@@ -28,7 +28,7 @@ struct Check: ParsableCommand {
                 if channel == .watchconnectivity {
                     let wc = topology.watchConnectivity
                     if wc.messageFailure > 0 { text += ", sendMessage fails \(wc.messageFailure)" }
-                    if wc.stallChance > 0 { text += ", userInfo stalls \(wc.stallChance) for \(wc.stallFor)" }
+                    if wc.stallChance > 0 { text += ", userInfo stalls \(wc.stallChance) for \(wc.stallFor.map { "\($0)" } ?? "until nudged")" }
                     text += ", message timeout \(wc.messageTimeout)"
                     if topology.watch.workoutMessage { text += "; the watch app sends \"workout finished\"" }
                 }

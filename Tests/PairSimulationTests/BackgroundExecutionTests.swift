@@ -175,4 +175,45 @@ struct BackgroundExecutionTests {
         let reasons = run.events.filter { $0.name == "worker.launched" }.compactMap { $0["reason"]?.stringValue }
         #expect(reasons.first == "user" && reasons.last == "backgroundTask", "\(reasons)")
     }
+
+    /// Saves a weight sample from a refresh task and reports how the save went.
+    final class LockedSaver: PairSimApp, @unchecked Sendable {
+        let store = HKHealthStore()
+        func didFinishLaunching(_ options: LaunchOptions) {
+            BGTaskScheduler.shared.register(forTaskWithIdentifier: "save", using: nil) { [store] task in
+                let sample = HKQuantitySample(type: HKQuantityType(.bodyMass), quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: 70),
+                                              start: Date(), end: Date())
+                store.save(sample) { success, error in
+                    AppLog.event("saver.saved", ["success": .bool(success), "error": .string(error?.localizedDescription ?? "")])
+                    task.setTaskCompleted(success: success)
+                }
+            }
+            if options.reason == .user {
+                let request = BGAppRefreshTaskRequest(identifier: "save")
+                request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
+                try? BGTaskScheduler.shared.submit(request)
+            }
+        }
+    }
+
+    @Test("an app may save while the phone is locked: HealthKit journals it and merges it at unlock")  // R: F7
+    func savesWhileLocked() throws {
+        let scenario = try ScenarioLoader.parse(yaml: """
+            name: locked-save
+            duration: 4h
+            topology: default
+            timeline:
+              - { at: 1m, phone: background }
+              - { at: 10m, phone: lock }
+              - { at: 3h, phone: unlock }
+            """, file: Repository.scenarios + "/inline.yaml")
+        var run = Simulator(scenario: scenario, app: AppRegistration(name: "saver", summary: "", actions: [], make: { LockedSaver() }))
+        run.run()
+        let saved = try #require(run.events.first { $0.name == "saver.saved" })
+        #expect(saved["success"] == .bool(true), "\(saved.humanLine)")
+        #expect(saved.at < .zero + .hours(3), "the refresh ran while locked")
+        #expect(run.events.contains { $0.name == "hk.buffered" && $0.at == saved.at })
+        #expect(run.events.contains { $0.name == "hk.merged" && $0.at == .zero + .hours(3) })
+        #expect(run.phoneStore.samples(.bodyMass).count == 1)
+    }
 }

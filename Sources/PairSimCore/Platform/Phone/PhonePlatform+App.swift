@@ -259,11 +259,10 @@ extension PhonePlatform {
     }
 
     /// The app saves objects: they are the phone app's, synced to the watch like any HealthKit write.
+    /// While the device is locked the save succeeds: HealthKit writes it to a journal that merges
+    /// into the store at unlock (the app's queries see it then), as Apple documents ("Protecting
+    /// user privacy": apps can save while the device is locked) (R: F7).
     mutating func appSave(_ id: Int, _ batch: HealthObjectsBatch, now: EmulatedInstant) -> [NodeAction] {
-        if locked {
-            call(.done(id: id, error: "errorDatabaseInaccessible"))
-            return [event(.hkSaveFailed, now, level: .warning, ["reason": "databaseInaccessible (device locked)", "remaining": .int(Int64(saveFailures))])]
-        }
         if let problem = Self.invalid(batch) {
             call(.done(id: id, error: "errorInvalidArgument"))
             return [event(.hkSaveFailed, now, level: .warning, ["reason": .string("invalid object: \(problem)"), "remaining": .int(Int64(saveFailures))])]

@@ -45,6 +45,7 @@ extension WCAppHost {
         case .wcActivate:
             guard !wc.activated else { return [] }
             wc.activated = true
+            wc.nudgeStall(now: now)
             let reachable = ownReachable(now: now) && wc.peerLink
             // Transfers an earlier process queued are still outstanding: this process gets handles for them.
             var outstanding: [WCOutstanding] = []

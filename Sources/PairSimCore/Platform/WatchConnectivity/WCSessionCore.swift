@@ -114,6 +114,7 @@ public struct WCSessionCore: Sendable {
 
     /// `transferUserInfo` / `transferFile`: queued (FIFO, durable), sent when it reaches the head.
     mutating func transfer(_ transfer: WCTransfer, sync: inout SyncEngine, now: EmulatedInstant) -> [NodeAction] {
+        nudgeStall(now: now)
         outgoing.append(transfer)
         var fields: JSONObject = ["kind": .string(transfer.kind.rawValue), "id": .string(transfer.id)]
         if let file = transfer.file { fields.append("name", .string(file.name)) }
@@ -142,15 +143,24 @@ public struct WCSessionCore: Sendable {
                 [event(.wcCancelled, now, ["kind": .string(removed.kind.rawValue), "id": .string(id)])] + pump(sync: &sync, now: now))
     }
 
+    /// The field's stall (`userInfoStall.for: untilNudged`) ends when the app queues another
+    /// transfer or activates its session again; a timed stall keeps its time.
+    mutating func nudgeStall(now: EmulatedInstant) {
+        guard var head = outgoing.first, head.stalledUntil == .distantFuture else { return }
+        head.stage = .stalled(until: now)
+        outgoing[0] = head
+    }
+
     /// Hands the queue's head and the pending context to the channel.
     mutating func pump(sync: inout SyncEngine, now: EmulatedInstant) -> [NodeAction] {
         var actions: [NodeAction] = []
         if var head = outgoing.first, head.seq == nil {
             if head.stage == .queued, head.kind == .userinfo, random.chance(config.stallChance) {
-                let until = now + config.stallFor
+                let until = config.stallFor.map { now + $0 } ?? .distantFuture
                 head.stage = .stalled(until: until)
                 counters.stalls += 1
-                actions.append(event(.wcStalled, now, level: .warning, ["id": .string(head.id), "until": .string(until.description)]))
+                actions.append(event(.wcStalled, now, level: .warning, ["id": .string(head.id),
+                                                                        "until": .string(config.stallFor == nil ? "nudged" : until.description)]))
             }
             if head.stalledUntil.map({ $0 <= now }) ?? true {
                 head.stage = .sending(seq: sync.nextSeq(.watchconnectivity))

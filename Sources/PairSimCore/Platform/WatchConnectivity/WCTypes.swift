@@ -7,8 +7,9 @@ public struct WCConfig: Hashable, Sendable {
     public var messageFailure: Double = 0
     /// A userInfo transfer reaching the head of its queue stalls with this probability…
     public var stallChance: Double = 0
-    /// …for this long before it goes.
-    public var stallFor: EmulatedDuration = .minutes(10)
+    /// …for this long before it goes; nil (`for: untilNudged`): the field's stall, until the app
+    /// queues another transfer or its session is activated again (a relaunch, a reboot) (R: F6).
+    public var stallFor: EmulatedDuration? = .minutes(10)
     /// A `sendMessage` not answered (or, without a reply handler, not acknowledged) within this
     /// fails with `messageReplyTimedOut`; a message older than this is not delivered.
     public var messageTimeout: EmulatedDuration = .seconds(30)
