@@ -234,7 +234,7 @@ public enum TopologyLoader {
     }
 
     static func watch(_ reader: YAMLReader) throws(ConfigError) -> WatchConfig {
-        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage", "backgroundRefresh"])
+        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage", "backgroundRefresh", "complication"])
         var config = WatchConfig()
         if let app = map["app"] {
             // `app: NAME` or `app: { name: NAME }`: a watch app of the build's (absent: the seeds' app, built in).
@@ -243,6 +243,11 @@ public enum TopologyLoader {
             if let settings = fields["settings"] { config.appSettings = try settings.settings() }
         }
         if let value = map["workoutMessage"] { config.workoutMessage = try value.bool() }
+        if let complication = map["complication"] {
+            let fields = try complication.mapping(allowed: ["onActiveFace", "transfersPerDay"])
+            if let value = fields["onActiveFace"] { config.complicationOnActiveFace = try value.bool() }
+            if let value = fields["transfersPerDay"] { config.complicationTransfersPerDay = Int(try value.int(in: 0...10_000)) }
+        }
         if let refresh = map["backgroundRefresh"] {
             let fields = try refresh.mapping(allowed: ["perHour", "taskTime"])
             if let value = fields["perHour"] { config.refreshPerHour = Int(try value.int(in: 0...3_600)) }

@@ -64,4 +64,46 @@ struct WatchConnectivityAsDocumentedTests {
             """)
         #expect(run.failedCommands.first?.contains("payloadUnsupportedTypes: the payload holds null at a.b[1]") == true, "\(run.failedCommands)")
     }
+
+    /// Sends complication data four times once its session is active, logging what WCSession says.
+    final class ComplicationSender: PairSimApp, WCSessionDelegate, @unchecked Sendable {
+        func didFinishLaunching(_ options: LaunchOptions) {
+            WCSession.default.delegate = self
+            WCSession.default.activate()
+        }
+        func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
+            for n in 1...4 {
+                let before = session.remainingComplicationUserInfoTransfers
+                let transfer = session.transferCurrentComplicationUserInfo(["n": n])
+                AppLog.event("sender.sent", ["enabled": .bool(session.isComplicationEnabled), "remainingBefore": .int(before),
+                                             "complication": .bool(transfer.isCurrentComplicationInfo)])
+            }
+        }
+    }
+
+    @Test("transferCurrentComplicationUserInfo: a daily budget with a complication on the face, none without; past it, ordinary user info")  // R: F4
+    func complicationBudget() throws {
+        func run(_ watch: String) throws -> [Event] {
+            let scenario = try ScenarioLoader.parse(yaml: """
+                name: complication
+                duration: 1h
+                topology: default
+                overrides:
+                  watch: \(watch)
+                timeline:
+                  - { at: 1m, watch: foreground }
+                """, file: Repository.scenarios + "/inline.yaml")
+            var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "sender", summary: "", actions: [], make: { ComplicationSender() }))
+            simulator.run()
+            return simulator.events
+        }
+        let onFace = try run("{ complication: { onActiveFace: true, transfersPerDay: 3 } }").filter { $0.name == "sender.sent" }
+        #expect(onFace.map { $0["remainingBefore"]?.intValue } == [3, 2, 1, 0])
+        #expect(onFace.map { $0["complication"] } == [.bool(true), .bool(true), .bool(true), .bool(false)])
+        #expect(onFace.allSatisfy { $0["enabled"] == .bool(true) })
+        let offFace = try run("{ complication: { onActiveFace: false } }")
+        #expect(offFace.filter { $0.name == "sender.sent" }.allSatisfy { $0["enabled"] == .bool(false) && $0["complication"] == .bool(false) })
+        #expect(!offFace.contains { $0.name == "wc.queued" && $0["complication"] != nil })
+        #expect(offFace.filter { $0.node == .watch && $0.name == "wc.received" }.count == 4, "all four arrive as user info")
+    }
 }

@@ -31,6 +31,11 @@ public struct WatchConfig: Hashable, Sendable {
     /// ends (seed 000's next step, R: X4): `sendMessage` when reachable, else `transferUserInfo`.
     /// Off by default, so the HealthKit/CloudKit path alone decides when the phone notices.
     public var workoutMessage = false
+    /// The watch face shows one of the app's complications (`watch.complication.onActiveFace`):
+    /// then the iPhone app's `transferCurrentComplicationUserInfo` has a daily budget of
+    /// `watch.complication.transfersPerDay` (Apple: 50) high-priority transfers (R: F4).
+    public var complicationOnActiveFace = false
+    public var complicationTransfersPerDay = 50
     /// Background app refresh tasks a watch app may run per hour (`watch.backgroundRefresh.perHour`).
     /// Apple documents a budget and no number ("may delay the background task … if your app exceeds
     /// its budget", scheduleBackgroundRefresh(withPreferredDate:…); "apps with active complications

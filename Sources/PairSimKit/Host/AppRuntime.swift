@@ -272,7 +272,7 @@ package final class AppRuntime: @unchecked Sendable {
             for record in saved { records[record.id] = record }
             for id in deleted { records[id] = nil }
             for observer in recordObservers { observer(saved, deleted) }
-        case .wcActivated, .wcReachability, .wcReceived, .wcReply, .wcFailed, .wcTransferFinished:
+        case .wcActivated, .wcReachability, .wcReceived, .wcReply, .wcFailed, .wcTransferFinished, .wcComplication:
             session.handle(call, runtime: self)
         case .workoutSessionChanged(let id, let to, let from, let date):
             workoutSessions[id]?.changed(to: HKWorkoutSessionState(to), from: HKWorkoutSessionState(from), date: Date(date))
@@ -428,6 +428,7 @@ extension AppCall {
         case .recordsChanged: "records change handler"
         case .wcActivated: "WCSession activation delegate"
         case .wcReachability: "WCSession reachability delegate"
+        case .wcComplication: "WCSession complication budget"
         case .wcReceived(let kind, _, _, _, _): "WCSession \(kind.rawValue) delegate"
         case .wcReply: "WCSession reply handler"
         case .wcFailed: "WCSession error handler"

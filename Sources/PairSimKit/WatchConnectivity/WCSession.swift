@@ -150,6 +150,8 @@ public final class WCSessionUserInfoTransfer: @unchecked Sendable {
     let id: Int
     public let userInfo: [String: Any]
     public internal(set) var isTransferring = true
+    /// Sent by `transferCurrentComplicationUserInfo` within the day's budget.
+    public internal(set) var isCurrentComplicationInfo = false
     init(id: Int, userInfo: [String: Any]) {
         self.id = id
         self.userInfo = userInfo
@@ -213,9 +215,17 @@ public final class WCSession: @unchecked Sendable {
     /// On the watch: the iPhone waits for its first unlock after a reboot before it can be reached.
     /// Not modelled: always false (the watch sees it as `isReachable` false).
     public var iOSDeviceNeedsUnlockAfterRebootForReachability: Bool { false }
-    /// The watch app is on the active watch face as a complication (no face is modelled: false).
-    /// Not modelled: no watch face; always false.
-    public var isComplicationEnabled: Bool { false }
+    /// iOS: one of the watch app's complications is on the active watch face
+    /// (`watch.complication.onActiveFace` in the topology).
+    public internal(set) var isComplicationEnabled = false
+    /// iOS: `transferCurrentComplicationUserInfo` calls left today at high priority (Apple: 50 a
+    /// day with a complication on the active face, 0 without); past them the data goes as user info.
+    public var remainingComplicationUserInfoTransfers: Int {
+        guard let runtime = AppRuntime.current else { return 0 }
+        return runtime.now.milliseconds / 86_400_000 == complicationDay ? complicationRemaining : complicationPerDay
+    }
+    var complicationRemaining = 0, complicationPerDay = 0
+    var complicationDay: Int64 = 0
     /// A directory for data about the paired watch, kept while the watch app is installed: one
     /// per app under the system's temporary directory (created on first use).
     public var watchDirectoryURL: URL? {
@@ -281,6 +291,28 @@ public final class WCSession: @unchecked Sendable {
         return transfer
     }
 
+    /// iOS: sends the current complication's data to the watch app, ahead of queued user info,
+    /// while `remainingComplicationUserInfoTransfers` lasts; then (or with no complication on the
+    /// face) as ordinary user info. The watch app's delegate hears `session(_:didReceiveUserInfo:)`.
+    public func transferCurrentComplicationUserInfo(_ userInfo: [String: Any] = [:]) -> WCSessionUserInfoTransfer {
+        let runtime = self.runtime
+        let transfer = WCSessionUserInfoTransfer(id: runtime.id(), userInfo: userInfo)
+        guard let payload = WCPayload.json(userInfo) else {
+            runtime.report("unsupported", "WCSession.transferCurrentComplicationUserInfo: the user info has a value that is not a property-list type")
+            return transfer
+        }
+        let remaining = remainingComplicationUserInfoTransfers
+        if isComplicationEnabled, remaining > 0 {
+            // The platform counts it too and confirms with the next budget it sends.
+            transfer.isCurrentComplicationInfo = true
+            complicationRemaining = remaining - 1
+            complicationDay = runtime.now.milliseconds / 86_400_000
+        }
+        userInfoTransfers.append(transfer)
+        runtime.send(.wcTransferComplication(id: transfer.id, payload: payload))
+        return transfer
+    }
+
     /// Replaces the application context; only the latest reaches the watch app.
     public func updateApplicationContext(_ applicationContext: [String: Any]) throws {
         guard activationState == .activated else { throw WCError(.sessionNotActivated) }
@@ -330,6 +362,11 @@ public final class WCSession: @unchecked Sendable {
         case .wcReachability(let reachable):
             isReachable = reachable
             delegate?.sessionReachabilityDidChange(self)
+        case .wcComplication(let enabled, let remaining, let day, let perDay):
+            isComplicationEnabled = enabled
+            complicationRemaining = remaining
+            complicationDay = day
+            complicationPerDay = perDay
         case .wcReceived(let kind, let payload, let file, let replyToken, let isData):
             let dictionary = WCPayload.dictionary(payload)
             switch kind {

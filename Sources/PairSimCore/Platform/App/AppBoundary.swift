@@ -42,6 +42,10 @@ public enum AppCall: Hashable, Sendable {
     case wcReply(id: Int, payload: JSONObject)
     /// The app's `sendMessage` `id` failed (its error handler), with the `WCError` code name.
     case wcFailed(id: Int, code: String)
+    /// The iPhone app's complication budget (`isComplicationEnabled`,
+    /// `remainingComplicationUserInfoTransfers`): `remaining` on emulated day `day`, `perDay` from
+    /// the next day on (R: F4).
+    case wcComplication(enabled: Bool, remaining: Int, day: Int64, perDay: Int)
     /// The app's transfer `id` finished (`didFinish`); `error` nil: the watch has it;
     /// `transferCancelled` after a `cancel()` that took it out of the queue.
     case wcTransferFinished(id: Int, error: String?)
@@ -227,6 +231,9 @@ public enum AppRequest: Hashable, Sendable {
     case bgTaskCompleted(token: Int, success: Bool)
     /// The app listens for its synced records' changes: CloudKit's silent notifications wake it.
     case subscribeRecords
+    /// `transferCurrentComplicationUserInfo` `id` (iOS): within the day's budget it goes ahead of
+    /// the queued user info; otherwise as ordinary user info (R: F4).
+    case wcTransferComplication(id: Int, payload: JSONObject)
 }
 
 /// A background task watchOS hands a watch app.

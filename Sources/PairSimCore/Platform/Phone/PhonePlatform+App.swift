@@ -98,7 +98,11 @@ extension PhonePlatform {
             case .crashed(let signal, let during):
                 actions += appCrashed(signal: signal, during: during, now: now)
             case .wcActivate, .wcSendMessage, .wcReplyToMessage, .wcTransfer, .wcCancelTransfer, .wcUpdateContext:
+                // The app knows its complication budget by the time its activation delegate runs.
+                if case .wcActivate = request, !wc.activated { announceComplicationBudget(now: now) }
                 actions += handleWatchConnectivity(request, now: now)
+            case .wcTransferComplication(let id, let payload):
+                actions += transferComplication(appID: id, payload, now: now)
             case .scheduleRefresh(let id, _):
                 // watchOS's: an iPhone app schedules refreshes with BGTaskScheduler (not modelled).
                 self.call(.done(id: id, error: "errorHealthDataUnavailable"))

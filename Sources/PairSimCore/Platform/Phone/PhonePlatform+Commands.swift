@@ -20,6 +20,7 @@ extension PhonePlatform {
                     "save a workout in the phone's HealthKit as another app (default other-app)"),
         CommandSpec("write-sample", "<type> <value> [--duration D] [--source S]", "save a sample in the phone's HealthKit (default source other-app)"),
         CommandSpec("reboot", "", "restart the phone: the app's process ends, the device is locked, WatchConnectivity is unreachable until the first unlock"),
+        CommandSpec("wc-complication", "<json-object>", "WCSession.transferCurrentComplicationUserInfo: ahead of queued user info within the day's budget (watch.complication), else as ordinary user info"),
         CommandSpec("plug-in", "", "the phone goes on external power: BGProcessingTasks that require it may run (with the device locked)"),
         CommandSpec("unplug", "", "the phone leaves external power"),
     ] + WCSessionCore.commands + [
@@ -54,6 +55,15 @@ extension PhonePlatform {
                 try args.expect(0...0)
                 let on = line.verb == "plug-in"
                 return CommandResult(ok: true, reply: on ? "on external power" : "on battery", actions: setCharging(on, now: now))
+            case "wc-complication":
+                try args.expect(1...1)
+                guard wc.activated else { throw CommandError("wc-complication: sessionNotActivated: the phone app has not activated its WCSession") }
+                let payload = try WCSessionCore.payload(line.arguments[0], verb: line.verb, wire: sync.limits)
+                let complication = complicationRemaining(now: now) > 0
+                let actions = transferComplication(appID: nil, payload, now: now)
+                let left = complicationRemaining(now: now)
+                return CommandResult(ok: true, reply: complication ? "queued as current complication info (\(left) left today)"
+                                                                    : "queued as ordinary user info (no complication transfers left today)", actions: actions)
             case _ where line.verb.hasPrefix("wc-"):
                 let id = uuids.next(at: now).text
                 return try wc.command(line, sync: &sync, newID: id, now: now)

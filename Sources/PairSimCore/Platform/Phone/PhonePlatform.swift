@@ -120,6 +120,9 @@ public struct PhonePlatform: NodeModel {
     /// The budget was cut short because the app's background work was done (the suspension's reason).
     var budgetCutShort = false
     var recordsSubscribed = false
+    /// Complication transfers used on emulated day `complicationDay` (R: F4).
+    var complicationTransfersUsed = 0
+    var complicationDay: Int64 = 0
     /// Replies to user actions, by action id.
     var replies: [Int: (ok: Bool, text: String)] = [:]
     var nextToken = 0

@@ -153,6 +153,9 @@ extension WatchModel: WCAppHost {
                 call(.done(id: id, error: "unavailable"))
             case .bgCancel, .bgTaskCompleted, .subscribeRecords:
                 break
+            case .wcTransferComplication(let id, let payload):
+                // iOS's: a watch app has no complication transfers to send; it goes as user info.
+                actions += handleWatchConnectivity(.wcTransfer(id: id, payload: payload, file: nil), now: now)
             }
         }
         return actions + refreshReachability(now: now)

@@ -113,11 +113,18 @@ public struct WCSessionCore: Sendable {
     }
 
     /// `transferUserInfo` / `transferFile`: queued (FIFO, durable), sent when it reaches the head.
-    mutating func transfer(_ transfer: WCTransfer, sync: inout SyncEngine, now: EmulatedInstant) -> [NodeAction] {
+    /// `complication`: a current complication transfer within its budget, sent at high priority —
+    /// ahead of every queued transfer not yet on its way.
+    mutating func transfer(_ transfer: WCTransfer, complication: Bool = false, sync: inout SyncEngine, now: EmulatedInstant) -> [NodeAction] {
         nudgeStall(now: now)
-        outgoing.append(transfer)
+        if complication {
+            outgoing.insert(transfer, at: outgoing.firstIndex { $0.seq == nil } ?? outgoing.endIndex)
+        } else {
+            outgoing.append(transfer)
+        }
         var fields: JSONObject = ["kind": .string(transfer.kind.rawValue), "id": .string(transfer.id)]
         if let file = transfer.file { fields.append("name", .string(file.name)) }
+        if complication { fields.append("complication", true) }
         fields.append("outstanding", .int(Int64(outgoing.count)))
         return [event(.wcQueued, now, fields)] + pump(sync: &sync, now: now)
     }
