@@ -280,36 +280,36 @@ public final class WCSession: @unchecked Sendable {
     /// Queues user info for the watch app (FIFO, kept across termination).
     @discardableResult
     public func transferUserInfo(_ userInfo: [String: Any] = [:]) -> WCSessionUserInfoTransfer {
-        let runtime = self.runtime
-        let transfer = WCSessionUserInfoTransfer(id: runtime.id(), userInfo: userInfo)
-        guard let payload = WCPayload.json(userInfo) else {
-            runtime.report("unsupported", "WCSession.transferUserInfo: the user info has a value that is not a property-list type")
-            return transfer
-        }
-        userInfoTransfers.append(transfer)
-        runtime.send(.wcTransfer(id: transfer.id, payload: payload, file: nil))
-        return transfer
+        queueUserInfo(userInfo, api: "transferUserInfo") { transfer, payload in .wcTransfer(id: transfer.id, payload: payload, file: nil) }
     }
 
     /// iOS: sends the current complication's data to the watch app, ahead of queued user info,
     /// while `remainingComplicationUserInfoTransfers` lasts; then (or with no complication on the
     /// face) as ordinary user info. The watch app's delegate hears `session(_:didReceiveUserInfo:)`.
+    @discardableResult
     public func transferCurrentComplicationUserInfo(_ userInfo: [String: Any] = [:]) -> WCSessionUserInfoTransfer {
-        let runtime = self.runtime
+        queueUserInfo(userInfo, api: "transferCurrentComplicationUserInfo") { transfer, payload in
+            let remaining = remainingComplicationUserInfoTransfers
+            if isComplicationEnabled, remaining > 0 {
+                // The platform counts it too and confirms with the next budget it sends.
+                transfer.isCurrentComplicationInfo = true
+                complicationRemaining = remaining - 1
+                complicationDay = runtime.now.milliseconds / 86_400_000
+            }
+            return .wcTransferComplication(id: transfer.id, payload: payload)
+        }
+    }
+
+    /// A user-info transfer: refused (reported) unless every value is a property-list type.
+    private func queueUserInfo(_ userInfo: [String: Any], api: String,
+                               request: (WCSessionUserInfoTransfer, JSONObject) -> AppRequest) -> WCSessionUserInfoTransfer {
         let transfer = WCSessionUserInfoTransfer(id: runtime.id(), userInfo: userInfo)
         guard let payload = WCPayload.json(userInfo) else {
-            runtime.report("unsupported", "WCSession.transferCurrentComplicationUserInfo: the user info has a value that is not a property-list type")
+            runtime.report("unsupported", "WCSession.\(api): the user info has a value that is not a property-list type")
             return transfer
         }
-        let remaining = remainingComplicationUserInfoTransfers
-        if isComplicationEnabled, remaining > 0 {
-            // The platform counts it too and confirms with the next budget it sends.
-            transfer.isCurrentComplicationInfo = true
-            complicationRemaining = remaining - 1
-            complicationDay = runtime.now.milliseconds / 86_400_000
-        }
         userInfoTransfers.append(transfer)
-        runtime.send(.wcTransferComplication(id: transfer.id, payload: payload))
+        runtime.send(request(transfer, payload))
         return transfer
     }
 
