@@ -238,9 +238,10 @@ public enum TopologyLoader {
         var config = WatchConfig()
         if let app = map["app"] {
             // `app: NAME` or `app: { name: NAME }`: a watch app of the build's (absent: the seeds' app, built in).
-            let fields = app.isMapping ? try app.mapping(allowed: ["name", "settings"], required: ["name"]) : ["name": app]
+            let fields = app.isMapping ? try app.mapping(allowed: ["name", "settings", "initialState"], required: ["name"]) : ["name": app]
             config.app = try PhoneConfigLoader.appName(try fields["name"]!.string(), fields["name"]!)
             if let settings = fields["settings"] { config.appSettings = try settings.settings() }
+            if let state = fields["initialState"] { config.appStartsNotRunning = try state.choice(["background", "notRunning"]) == "notRunning" }
         }
         if let value = map["workoutMessage"] { config.workoutMessage = try value.bool() }
         if let complication = map["complication"] {

@@ -88,6 +88,8 @@ struct ScenarioEndToEndTests {
         "background-tasks",
         // WatchConnectivity as documented: a force-quit app launched by a message, refusals a timeline expects (R: F6).
         "wc-as-documented",
+        // A watch app that is not running, launched in the background by a transfer (R: F3).
+        "hosted-watch-launched-by-transfer",
     ]
 
     /// An event log as a sorted list of lines, less what a driver stamps of its own: the boot id
@@ -108,7 +110,7 @@ struct ScenarioEndToEndTests {
         }.sorted()
     }
 
-    @Test("run in stepped time and simulate reach the same verdicts, and log the same events", .timeLimit(.minutes(10)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4, A12, A8, A9, F2, F6
+    @Test("run in stepped time and simulate reach the same verdicts, and log the same events", .timeLimit(.minutes(10)), arguments: agreeing)  // R: P6, H4, C6, L1, L2, V1, E1, X4, A12, A8, A9, F2, F6, F3
     func agreement(scenario: String) async throws {
         let file = Self.scenarios + "/\(scenario).yaml"
         let simulatedDir = Self.temporary("sim-\(scenario)"), ranDir = Self.temporary("run-\(scenario)")

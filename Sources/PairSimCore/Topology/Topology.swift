@@ -21,6 +21,9 @@ public struct WatchConfig: Hashable, Sendable {
     public var app: String?
     /// That app's own settings (`watch.app.settings`), for it to read with `AppSettings`.
     public var appSettings = JSONObject()
+    /// `watch.app.initialState: notRunning`: the app is not launched when the node starts; the
+    /// user (`foreground`) or the system (a transfer from the phone, a workout to recover) launches it.
+    public var appStartsNotRunning = false
     /// One heart-rate sample per this much active workout time.
     public var heartRateInterval: EmulatedDuration = .seconds(5)
     /// A resting heart-rate sample this often outside workouts (nil: none).

@@ -51,9 +51,9 @@ extension WatchModel: WCAppHost {
     /// The app's process starts (`applicationDidFinishLaunching()`), active when on screen; with a
     /// workout session under way, the system asks it to recover the session
     /// (`handleActiveWorkoutRecovery()`), whose handle belonged to the process before.
-    mutating func launchApp(now: EmulatedInstant) {
+    mutating func launchApp(now: EmulatedInstant, reason: AppLaunchReason? = nil) {
         appState = wc.foreground ? .foreground : .background
-        call(.launch(background: !wc.foreground, reason: wc.foreground ? .user : .system, defaults: appDefaults, records: []))
+        call(.launch(background: !wc.foreground, reason: reason ?? (wc.foreground ? .user : .system), defaults: appDefaults, records: []))
         if wc.foreground { call(.scenePhase(.active)) }
         if var current = workout, current.isRecoverable {
             current.session = 0
@@ -171,7 +171,7 @@ extension WatchModel: WCAppHost {
     public func userActionRefusal(_ verb: String) -> String? {
         switch appState {
         case .foreground: nil
-        case .notRunning: "\(verb): the watch app is not running (it crashed); restart the node"
+        case .notRunning: "\(verb): the watch app is not running; use 'foreground' to open it"
         case .background, .suspended: "\(verb): the watch app is not on screen (\(appState.rawValue)); use 'foreground' first"
         }
     }

@@ -76,8 +76,13 @@ extension WatchModel {
         }
         actions += wc.receive(item, now: now)
         // User info, a context or a file for a suspended app: watchOS wakes it in the background
-        // with a WKWatchConnectivityRefreshBackgroundTask, and delivers what came.
-        if hostedApp != nil, item.kind != .message, appState == .suspended, wc.activated {
+        // with a WKWatchConnectivityRefreshBackgroundTask, and delivers what came; one that is not
+        // running it launches in the background first (R: F3).
+        if hostedApp != nil, item.kind != .message, appState == .notRunning {
+            actions += [event(.appState, now, ["from": "notRunning", "to": "background", "reason": "WatchConnectivity transfer"])]
+            launchApp(now: now, reason: .watchConnectivity)
+            actions += startTask(.watchConnectivity, now: now)
+        } else if hostedApp != nil, item.kind != .message, appState == .suspended, wc.activated {
             actions += startTask(.watchConnectivity, now: now)
         }
         return actions + deliverToWatchApp(now: now)
@@ -132,7 +137,11 @@ extension WatchModel {
         guard wc.foreground != onScreen else { return ok("the watch app is already \(onScreen ? "on screen" : "off screen")") }
         wc.foreground = onScreen
         var lifecycle: [NodeAction] = []
-        if hostedApp != nil, appRunning {
+        if hostedApp != nil, !appRunning, onScreen {
+            // The user opens an app that is not running: it launches on screen.
+            lifecycle = [event(.appState, now, ["from": "notRunning", "to": "foreground", "reason": "user"])]
+            launchApp(now: now, reason: .user)
+        } else if hostedApp != nil, appRunning {
             // On screen it is active; leaving it, it runs in the background for its snapshot task
             // (and its workout, if one runs), then is suspended.
             lifecycle = setAppState(onScreen ? .foreground : .background, reason: "user", now: now)

@@ -116,7 +116,9 @@ public struct WatchModel: NodeModel {
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
         if nextRestingAt == nil, let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
-        if hostedApp != nil { launchApp(now: now) }
+        if hostedApp != nil {
+            if topology.watch.appStartsNotRunning, !(workout?.isRecoverable ?? false) { appState = .notRunning } else { launchApp(now: now) }
+        }
         return [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored),
