@@ -3,7 +3,7 @@
 
 Reads the symbol graph `swift-symbolgraph-extract` writes for the built PairSimKit module (every
 public symbol with its doc comment) and writes the table between the `api-table` markers in
-docs/APPS.md. A symbol named as Apple names it (`HK…`, `WC…`, `UN…`, `WK…`, `UI…`, `BG…` and their members) is Apple's;
+docs/APPS.md. A symbol named as Apple names it (`HK…`, `WC…`, `UN…`, `WK…`, `UI…`, `BG…`, `Widget…` and their members) is Apple's;
 its doc comment says where it departs, on a line starting with one of:
 
     Differs: why            -- Apple's name, a different behaviour or shape
@@ -33,7 +33,7 @@ END = "<!-- api-table:end -->"
 # Top-level constants listed as one row per prefix.
 GROUPED = ("HKMetadataKey", "HKSampleSortIdentifier", "HKWorkoutSortIdentifier", "HKDataTypeIdentifier")
 TAGS = ("Differs:", "Not modelled:", "PairSim's own:")
-FRAMEWORKS = [("HK", "HealthKit"), ("WC", "WatchConnectivity"), ("UN", "UserNotifications"), ("WK", "WatchKit"), ("UI", "UIKit"),
+FRAMEWORKS = [("HK", "HealthKit"), ("WC", "WatchConnectivity"), ("UN", "UserNotifications"), ("WK", "WatchKit"), ("UI", "UIKit"), ("Widget", "WidgetKit"),
               ("BG", "BackgroundTasks")]
 # Members every NSObject-like class has, listed once as "NSObject behaviour".
 OBJECT_BEHAVIOUR = {"hash(into:)", "hashValue", "hash", "description", "debugDescription", "isEqual(_:)", "==(_:_:)",

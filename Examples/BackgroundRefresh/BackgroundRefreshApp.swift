@@ -77,6 +77,8 @@ public final class BackgroundRefreshApp: PairSimApp {
             } else {
                 print("Refreshed: no heart rate in the last hour (\(error?.localizedDescription ?? "no samples"))")
             }
+            // Show the new figure on the Home Screen widget.
+            WidgetCenter.shared.reloadTimelines(ofKind: "HeartRateWidget")
             task.setTaskCompleted(success: error == nil)
         }
         // Provide the background task with an expiration handler that cancels the operation.

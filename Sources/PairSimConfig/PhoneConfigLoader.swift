@@ -29,7 +29,7 @@ enum PhoneConfigLoader {
     static func app(_ reader: YAMLReader) throws(ConfigError) -> AppConfig {
         let fields = try reader.mapping(allowed: ["name", "initialState", "registerObserversAtLaunch", "backgroundBudget", "wakeBudget", "handlerDuration",
                                                   "settings", "suspendAfterCompletion", "backgroundTaskTime", "refreshTaskDelay", "refreshTaskTime",
-                                                  "processingTaskTime", "silentPushInterval"])
+                                                  "processingTaskTime", "silentPushInterval", "widgetReloadsPerDay"])
         var app = AppConfig()
         if let value = fields["name"] { app.name = try appName(try value.string(), value) }
         if let value = fields["initialState"] { app.initialState = AppState(rawValue: try value.choice(["foreground", "notRunning"]))! }
@@ -43,6 +43,7 @@ enum PhoneConfigLoader {
         if let value = fields["refreshTaskDelay"] { app.refreshTaskDelay = try value.duration() }
         if let value = fields["refreshTaskTime"] { app.refreshTaskTime = try positive(value) }
         if let value = fields["processingTaskTime"] { app.processingTaskTime = try positive(value) }
+        if let value = fields["widgetReloadsPerDay"] { app.widgetReloadsPerDay = Int(try value.int(in: 0...10_000)) }
         if let value = fields["silentPushInterval"] {
             app.silentPushInterval = (try? value.string()) == "off" ? nil : try positive(value)
         }

@@ -216,4 +216,42 @@ struct BackgroundExecutionTests {
         #expect(run.events.contains { $0.name == "hk.merged" && $0.at == .zero + .hours(3) })
         #expect(run.phoneStore.samples(.bodyMass).count == 1)
     }
+
+    /// Reloads its widget's timeline on screen once, then three times in a refresh task.
+    final class WidgetReloader: PairSimApp, @unchecked Sendable {
+        func didFinishLaunching(_ options: LaunchOptions) {
+            BGTaskScheduler.shared.register(forTaskWithIdentifier: "refresh", using: nil) { task in
+                for _ in 0..<3 { WidgetCenter.shared.reloadTimelines(ofKind: "HeartRate") }
+                task.setTaskCompleted(success: true)
+            }
+            if options.reason == .user {
+                WidgetCenter.shared.reloadAllTimelines()
+                let request = BGAppRefreshTaskRequest(identifier: "refresh")
+                request.earliestBeginDate = Date(timeIntervalSinceNow: 3600)
+                try? BGTaskScheduler.shared.submit(request)
+            }
+        }
+    }
+
+    @Test("widget reloads: free on screen; off screen counted against the day's budget, the rest reloaded at the next midnight")  // R: F4
+    func widgetReloadBudget() throws {
+        let scenario = try ScenarioLoader.parse(yaml: """
+            name: widgets
+            duration: 26h
+            topology: default
+            overrides:
+              phone: { app: { widgetReloadsPerDay: 2 } }
+            timeline:
+              - { at: 1m, phone: background }
+            """, file: Repository.scenarios + "/inline.yaml")
+        var run = Simulator(scenario: scenario, app: AppRegistration(name: "widgets", summary: "", actions: [], make: { WidgetReloader() }))
+        run.run()
+        let reloads = run.events.filter { $0.name == "widget.reloaded" }
+        #expect(reloads.first?["counted"] == .bool(false) && reloads.first?["kind"] == "all", "on screen: free")
+        let counted = reloads.filter { $0["counted"] == .bool(true) }
+        #expect(counted.count == 3, "two within the budget, the third at midnight")
+        #expect(counted.map { $0["remaining"]?.intValue } == [1, 0, 1])
+        #expect(run.events.filter { $0.name == "widget.throttled" }.count == 1)
+        #expect(counted.last?.at == .zero + .hours(24))
+    }
 }

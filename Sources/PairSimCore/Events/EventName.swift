@@ -67,6 +67,8 @@ public enum EventName: String, CaseIterable, Sendable {
     case bgtaskExpiring = "bgtask.expiring"
     case bgtaskCompleted = "bgtask.completed"
     case deviceCharging = "device.charging"
+    case widgetReloaded = "widget.reloaded"
+    case widgetThrottled = "widget.throttled"
     case observerCompletionSkipped = "observer.completion.skipped"
     case bgdeliveryEnabled = "bgdelivery.enabled"
     case bgdeliveryPending = "bgdelivery.pending"

@@ -199,3 +199,24 @@ public class BGTask: @unchecked Sendable {
 
 public final class BGAppRefreshTask: BGTask, @unchecked Sendable {}
 public final class BGProcessingTask: BGTask, @unchecked Sendable {}
+
+// MARK: WidgetKit
+
+/// WidgetKit's `WidgetCenter`, as the iPhone app uses it to ask for its widgets' timelines to be
+/// reloaded (R: F4). On screen a reload happens at once and is free; off screen each counts
+/// against the day's budget (`app.widgetReloadsPerDay`, 40), and past it waits for the next day's
+/// (`widget.reloaded` with `counted` and `remaining`, `widget.throttled`). The widgets themselves —
+/// their timeline providers and views — are not modelled.
+public final class WidgetCenter: @unchecked Sendable {
+    static let instance = WidgetCenter()
+
+    public static var shared: WidgetCenter { instance }
+
+    public func reloadTimelines(ofKind kind: String) {
+        AppRuntime.current?.send(.widgetReload(kind: kind))
+    }
+
+    public func reloadAllTimelines() {
+        AppRuntime.current?.send(.widgetReload(kind: nil))
+    }
+}

@@ -234,6 +234,8 @@ public enum AppRequest: Hashable, Sendable {
     /// `transferCurrentComplicationUserInfo` `id` (iOS): within the day's budget it goes ahead of
     /// the queued user info; otherwise as ordinary user info (R: F4).
     case wcTransferComplication(id: Int, payload: JSONObject)
+    /// WidgetKit's `reloadTimelines(ofKind:)`, or `reloadAllTimelines()` when nil (R: F4).
+    case widgetReload(kind: String?)
 }
 
 /// A background task watchOS hands a watch app.

@@ -47,6 +47,10 @@ public struct AppConfig: Hashable, Sendable {
     /// CloudKit's silent notifications wake the app to import at most this often (nil, `off`: never;
     /// records then wait for the app to run). Apple: "no more than two or three per hour".
     public var silentPushInterval: EmulatedDuration? = .minutes(20)
+    /// Widget timeline reloads the app may ask for in a day while it is off screen (WidgetKit
+    /// budgets them: Apple, "Keeping a widget up to date": "typically 40 to 70 refreshes" a day for
+    /// a frequently viewed widget); those asked on screen do not count.
+    public var widgetReloadsPerDay = 40
     /// The reference app's knob: how long its observer handler runs before calling the completion handler.
     public var handlerDuration: EmulatedDuration = .milliseconds(500)
 

@@ -103,6 +103,8 @@ extension PhonePlatform {
                 actions += handleWatchConnectivity(request, now: now)
             case .wcTransferComplication(let id, let payload):
                 actions += transferComplication(appID: id, payload, now: now)
+            case .widgetReload(let kind):
+                actions += reloadWidgets(kind, now: now)
             case .scheduleRefresh(let id, _):
                 // watchOS's: an iPhone app schedules refreshes with BGTaskScheduler (not modelled).
                 self.call(.done(id: id, error: "errorHealthDataUnavailable"))

@@ -22,6 +22,34 @@ extension PhonePlatform {
                              perDay: topology.watch.complicationOnActiveFace ? topology.watch.complicationTransfersPerDay : 0))
     }
 
+    /// `WidgetCenter.reloadTimelines(ofKind:)` / `reloadAllTimelines()` (kind nil): on screen the
+    /// reload happens and is not counted; off screen it counts against the day's budget
+    /// (`app.widgetReloadsPerDay`), and past it waits for the next day's (R: F4).
+    mutating func reloadWidgets(_ kind: String?, now: EmulatedInstant) -> [NodeAction] {
+        let day = now.milliseconds / Self.dayMilliseconds
+        if day != widgetDay {
+            widgetDay = day
+            widgetReloadsUsed = 0
+        }
+        let name = kind ?? "all"
+        if app.isOnScreen { return [event(.widgetReloaded, now, ["kind": .string(name), "counted": false])] }
+        guard widgetReloadsUsed < config.app.widgetReloadsPerDay else {
+            if widgetReloadsWaiting.isEmpty { timers.schedule(.widgetBudget, at: .zero + .milliseconds((day + 1) * Self.dayMilliseconds)) }
+            if !widgetReloadsWaiting.contains(kind ?? "") { widgetReloadsWaiting.append(kind ?? "") }
+            return [event(.widgetThrottled, now, level: .warning, ["kind": .string(name), "reason": "the day's reload budget is spent; it reloads tomorrow"])]
+        }
+        widgetReloadsUsed += 1
+        return [event(.widgetReloaded, now, ["kind": .string(name), "counted": true,
+                                             "remaining": .int(Int64(config.app.widgetReloadsPerDay - widgetReloadsUsed))])]
+    }
+
+    /// A new day: the reloads that waited happen, counted against it.
+    mutating func widgetBudgetRestored(now: EmulatedInstant) -> [NodeAction] {
+        let waiting = widgetReloadsWaiting
+        widgetReloadsWaiting = []
+        return waiting.flatMap { reloadWidgets($0.isEmpty ? nil : $0, now: now) }
+    }
+
     /// The app's `transferCurrentComplicationUserInfo` (`appID`), or `wc-complication` (nil).
     mutating func transferComplication(appID: Int?, _ payload: JSONObject, now: EmulatedInstant) -> [NodeAction] {
         guard wc.activated else {

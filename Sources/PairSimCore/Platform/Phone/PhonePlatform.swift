@@ -26,6 +26,8 @@ public struct PhonePlatform: NodeModel {
         case bgTaskDue(String)
         /// A running BGTask is about to run out of time / has.
         case bgTaskExpiring(Int), bgTaskDeadline(Int)
+        /// A new day's widget reload budget: reloads that waited for it happen.
+        case widgetBudget
     }
 
     /// A `BGTaskScheduler` request waiting for the system to run it.
@@ -123,6 +125,11 @@ public struct PhonePlatform: NodeModel {
     /// Complication transfers used on emulated day `complicationDay` (R: F4).
     var complicationTransfersUsed = 0
     var complicationDay: Int64 = 0
+    /// Widget timeline reloads counted on emulated day `widgetDay`, and reloads waiting for the
+    /// next day's budget (their kinds; "" is every kind) (R: F4).
+    var widgetReloadsUsed = 0
+    var widgetDay: Int64 = 0
+    var widgetReloadsWaiting: [String] = []
     /// Replies to user actions, by action id.
     var replies: [Int: (ok: Bool, text: String)] = [:]
     var nextToken = 0
@@ -234,6 +241,8 @@ public struct PhonePlatform: NodeModel {
             return bgTaskExpiring(token, now: now)
         case .bgTaskDeadline(let token):
             return bgTaskDeadline(token, now: now)
+        case .widgetBudget:
+            return widgetBudgetRestored(now: now)
         }
     }
 

@@ -153,6 +153,8 @@ extension WatchModel: WCAppHost {
                 call(.done(id: id, error: "unavailable"))
             case .bgCancel, .bgTaskCompleted, .subscribeRecords:
                 break
+            case .widgetReload:
+                actions.append(unsupported("WidgetCenter.reloadTimelines", "the watch's widgets and complications are not modelled", now: now))
             case .wcTransferComplication(let id, let payload):
                 // iOS's: a watch app has no complication transfers to send; it goes as user info.
                 actions += handleWatchConnectivity(.wcTransfer(id: id, payload: payload, file: nil), now: now)
