@@ -72,7 +72,7 @@ def tag(symbol):
 
 def framework(name):
     for prefix, title in FRAMEWORKS:
-        if name.startswith(prefix) and len(name) > 2 and name[2].isupper():
+        if name.startswith(prefix) and len(name) > len(prefix) and name[len(prefix)].isupper():
             return title
     return None
 
