@@ -11,8 +11,8 @@ import ZeroMQ
 /// The control socket as a foreign client meets it (R: K2, K4).
 @Suite("End to end: the control socket's limits")
 struct ControlEndToEndTests {
-    @Test("a 1 MB command is refused at once without being echoed; a multi-frame request is refused; help lists ping, shutdown and clock-status",
-          .timeLimit(.minutes(5)))  // R: K2, K4
+    @Test("a 1 MB command is refused at once without being echoed; a multi-frame request is refused; help lists ping, shutdown and clock-status; extra words are refused by name",
+          .timeLimit(.minutes(5)))  // R: K2, K4, K5
     func limits() async throws {
         let pair = try PairHarness("e2e-control")
         defer { pair.stopAll() }
@@ -23,6 +23,13 @@ struct ControlEndToEndTests {
         #expect(!refused.ok && refused.text == "command too long: 1048576 bytes (the limit is 65536)")
         #expect(Date().timeIntervalSince(started) < 5, "answered at once, not after parsing a megabyte")
         #expect(try pair.ctl(.watch, "ping").ok)
+        // Extra words and values are refused by name, not taken as another command or a value (R: K5).
+        for (command, says) in [("ping extra", "ping: takes no arguments"), ("shutdown now", "shutdown: takes no arguments"),
+                                ("clock-status x", "clock-status: takes no arguments"), ("help extra", "help: expected 0 arguments"),
+                                ("status --json extra", "status: --json takes no value"), ("status --jsn", "unknown option --jsn; did you mean --json?")] {
+            let reply = try pair.ctl(.watch, command)
+            #expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")
+        }
         let help = try pair.must(.watch, "help")
         #expect(help.contains("  ping ") && help.contains("  shutdown ") && help.contains("  clock-status "), "\(help)")
         // clock-status: the keys docs/COMMANDS.md lists, with the types it gives.

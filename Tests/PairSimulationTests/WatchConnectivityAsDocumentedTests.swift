@@ -107,3 +107,23 @@ struct WatchConnectivityAsDocumentedTests {
         #expect(offFace.filter { $0.node == .watch && $0.name == "wc.received" }.count == 4, "all four arrive as user info")
     }
 }
+
+/// A user action takes only the options its usage names (R: K5).
+@Suite("App action options")
+struct AppActionOptionTests {
+    @Test("log-workout --bogus is refused with a suggestion; the options the usage names are taken")  // R: K5
+    func unknownOptionRefused() throws {
+        let scenario = try ScenarioLoader.parse(yaml: """
+            name: options
+            duration: 10m
+            topology: default
+            timeline:
+              - { at: 1m, phone: "log-workout running --duratin 20m", fails: "did you mean --duration" }
+              - { at: 2m, phone: "log-workout running --bogus 1", fails: "unknown option --bogus" }
+              - { at: 3m, phone: "log-workout running --duration 20m" }
+            """, file: Repository.scenarios + "/inline.yaml")
+        var run = Simulator(scenario)
+        run.run()
+        #expect(run.failedCommands.isEmpty, "\(run.failedCommands)")
+    }
+}

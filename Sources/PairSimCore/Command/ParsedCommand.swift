@@ -127,13 +127,29 @@ public struct ArgumentReader {
     var usage: String { "usage: \(spec.verb)\(spec.usage.isEmpty ? "" : " " + spec.usage)" }
 
     /// Fails unless the positional count is within `range`, and no unknown option is present.
-    public func expect(_ range: ClosedRange<Int>, options allowed: Set<String> = []) throws(CommandError) {
+    /// `flags` are options that take no value (`--json`): `status --json extra` is refused, not
+    /// read as `--json=extra`.
+    public func expect(_ range: ClosedRange<Int>, options allowed: Set<String> = [], flags: Set<String> = []) throws(CommandError) {
+        for key in line.options.keys.sorted() where !allowed.contains(key) && !flags.contains(key) {
+            let suggestion = CommandGrammar.closest(key, in: allowed.union(flags))
+            throw CommandError("\(spec.verb): unknown option --\(key)" + (suggestion.map { "; did you mean --\($0)?" } ?? "") + " (\(usage))")
+        }
+        for key in line.options.keys.sorted() where flags.contains(key) && line.options[key] != "true" {
+            throw CommandError("\(spec.verb): --\(key) takes no value, got \"\(line.options[key]!.prefix(40))\" (\(usage))")
+        }
         if !range.contains(line.arguments.count) {
             let want = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
             throw CommandError("\(spec.verb): expected \(want) argument\(range.upperBound == 1 ? "" : "s"), got \(line.arguments.count) (\(usage))")
         }
-        for key in line.options.keys.sorted() where !allowed.contains(key) {
-            throw CommandError("\(spec.verb): unknown option --\(key) (\(usage))")
+    }
+
+    /// An app's user action: only the options its usage names (`[--duration D]`) are taken.
+    public static func checkOptions(_ line: ParsedCommand, _ spec: CommandSpec) throws(CommandError) {
+        let named = Set(spec.usage.matches(of: /--([a-z0-9][a-z0-9-]*)/).map { String($0.output.1) })
+        for key in line.options.keys.sorted() where !named.contains(key) {
+            let suggestion = CommandGrammar.closest(key, in: named)
+            let usage = spec.usage.isEmpty ? spec.verb : "\(spec.verb) \(spec.usage)"
+            throw CommandError("\(spec.verb): unknown option --\(key)" + (suggestion.map { "; did you mean --\($0)?" } ?? "") + " (\(usage))")
         }
     }
 
@@ -206,6 +222,12 @@ public enum CommandGrammar {
             lines.append("  " + head + String(repeating: " ", count: max(1, width - head.count + 2)) + spec.summary)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The closest of `candidates` to `word`, when close enough to suggest.
+    static func closest(_ word: String, in candidates: Set<String>) -> String? {
+        let best = candidates.sorted().min { editDistance($0, word) < editDistance($1, word) }
+        return best.flatMap { editDistance($0, word) <= 3 ? $0 : nil }
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {

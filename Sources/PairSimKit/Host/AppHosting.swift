@@ -62,6 +62,9 @@ extension AppHostingNode {
 
     /// Runs one of the app's user actions and waits for its reply within this instant.
     mutating func performUserAction(_ command: ParsedCommand, now: EmulatedInstant) -> CommandResult {
+        if let spec = runtime.registration.commandSpecs.first(where: { $0.verb == command.verb }) {
+            do { try ArgumentReader.checkOptions(command, spec) } catch { return .failure(error) }
+        }
         if let refusal = platform.userActionRefusal(command.verb) { return .failure(CommandError(refusal)) }
         let id = platform.userAction(command)
         var actions: [NodeAction] = []

@@ -232,6 +232,11 @@ final class NodeLoop<Model: NodeModel> {
             return CommandResult(ok: false, reply: "command too long: \(bytes.count) bytes (the limit is \(NodeProcess.maxCommandBytes))")
         }
         let trimmed = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The process's own verbs take nothing: `ping extra` is refused as such, not as unknown.
+        if let parsed = try? ParsedCommand(parsing: trimmed), ["ping", "shutdown", "clock-status"].contains(parsed.verb),
+           !(parsed.arguments.isEmpty && parsed.options.isEmpty) {
+            return CommandResult(ok: false, reply: "\(parsed.verb): takes no arguments or options (\(parsed.verb))")
+        }
         switch trimmed {
         case "ping":
             return CommandResult(ok: true, reply: "pong \(options.node) at \(options.clock.now())")

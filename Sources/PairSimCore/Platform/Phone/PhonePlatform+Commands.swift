@@ -93,10 +93,11 @@ extension PhonePlatform {
             case "write-sample":
                 return try writeSampleCommand(args, now: now)
             case "status":
-                try args.expect(0...0, options: ["json"])
+                try args.expect(0...0, flags: ["json"])
                 if line.options["json"] != nil { return CommandResult(ok: true, reply: JSONWriter.string(.object(statusJSON(now: now)))) }
                 return CommandResult(ok: true, reply: status(now: now))
             case "help":
+                try args.expect(0...0)
                 return CommandResult(ok: true, reply: CommandGrammar.help(Self.commands + appCommands, node: .phone))
             default:
                 throw CommandError("\(line.verb): the app's command, but no app is running to take it")

@@ -82,7 +82,7 @@ extension WatchModel {
                 try session.crash(now: now)
                 return ok("watch app crashed mid-session; 'recover' resumes it", [event(.workoutCrashed, now)])
             case "recover":
-                try args.expect(0...0, options: ["no-builder"])
+                try args.expect(0...0, flags: ["no-builder"])
                 let keep = line.options["no-builder"] == nil
                 try session.recover(keepBuilder: keep, now: now)
                 return ok("session recovered (\(session.stateName))\(keep ? "" : ", without its workout builder")",
@@ -106,10 +106,11 @@ extension WatchModel {
                 try args.expect(0...0)
                 return partition(line.verb, now: now)
             case "status":
-                try args.expect(0...0, options: ["json"])
+                try args.expect(0...0, flags: ["json"])
                 if line.options["json"] != nil { return ok(JSONWriter.string(.object(statusJSON(now: now)))) }
                 return CommandResult(ok: true, reply: status(now: now))
             case "help":
+                try args.expect(0...0)
                 return CommandResult(ok: true, reply: CommandGrammar.help(Self.commands, node: .watch))
             default:
                 preconditionFailure("Invalid state: verb \(line.verb) in grammar but not handled")

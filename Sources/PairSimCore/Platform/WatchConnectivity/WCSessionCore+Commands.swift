@@ -81,7 +81,7 @@ extension WCSessionCore {
         let args = ArgumentReader(line, spec)
         switch line.verb {
         case "wc-send":
-            try args.expect(1...1, options: ["no-reply", "data"])
+            try args.expect(1...1, flags: ["no-reply", "data"])
             let isData = line.options["data"] != nil
             let payload: JSONObject
             if isData {
@@ -133,7 +133,7 @@ extension WCSessionCore {
             let (ok, reason, actions) = cancel(line.arguments[0], sync: &sync, now: now)
             return CommandResult(ok: ok, reply: "wc-cancel: \(reason)", actions: actions)
         case "wc-status":
-            try args.expect(0...0, options: ["json"])
+            try args.expect(0...0, flags: ["json"])
             if line.options["json"] != nil { return CommandResult(ok: true, reply: JSONWriter.string(.object(statusJSON))) }
             return CommandResult(ok: true, reply: statusLines.joined(separator: "\n"))
         default:
