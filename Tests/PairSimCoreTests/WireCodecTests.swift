@@ -67,6 +67,20 @@ struct WireCodecTests {
         }
     }
 
+    @Test("v is the integer token 1: 1.0, 1e0 and \"1\" are refused as docs/PROTOCOL.md says")  // R: K5
+    func versionIsTheIntegerOne() throws {
+        let good = Self.frame()
+        let text = String(decoding: good[1], as: UTF8.self)
+        #expect(text.contains(#""v":1,"#))
+        _ = try WireCodec.decode(frames: good)
+        for written in ["1.0", "1e0", "\"1\"", "1.5"] {
+            let frames = [good[0], Array(text.replacingOccurrences(of: #""v":1,"#, with: "\"v\":\(written),").utf8)]
+            #expect {
+                try WireCodec.decode(frames: frames)
+            } throws: { ($0 as? WireError)?.code == .unsupportedVersion }
+        }
+    }
+
     @Test("refuses an envelope over the size limit")  // R: S7
     func oversized() {
         let frames = Self.frame { $0["pad"] = .string(String(repeating: "x", count: 2_000)) }

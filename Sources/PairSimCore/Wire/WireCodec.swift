@@ -112,7 +112,8 @@ public enum WireCodec {
             throw WireError(.badEnvelope, "envelope must be a JSON object, got \(json.kindName)")
         }
         guard let version = object["v"] else { throw WireError(.badEnvelope, "envelope.v is missing") }
-        guard version.intValue == Envelope.version else {
+        // The integer 1, written so: `1.0` or `1e0` is another token (docs/PROTOCOL.md).
+        guard version.exactIntValue == Envelope.version else {
             throw WireError(.unsupportedVersion, "envelope.v is \(JSONWriter.string(version)); this node speaks version \(Envelope.version)")
         }
         let fields = FieldReader(object, path: "envelope")
