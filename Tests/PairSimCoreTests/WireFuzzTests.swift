@@ -304,3 +304,40 @@ struct WireFuzzTests {
         #expect(counters.receivedBytes == takenBytes, "refused frames are not counted as received")
     }
 }
+
+/// What docs/PROTOCOL.md says a `hello` and a `wc.link` body may hold, and nothing else (R: K5).
+@Suite("hello and wc.link bodies, as the protocol page says")
+struct HelloAndLinkBodyTests {
+    static func outcome(_ topic: String, channel: String?, kind: String, body: JSONObject) -> SyncEngine.Inbound {
+        var phone = SyncEngine(node: .phone, boot: "p1", seed: 2, channels: [:], reliability: ReliabilityConfig(), limits: FrameFuzzer.limits)
+        let frames = FrameFuzzer.frames(topic, FrameFuzzer.envelope(seq: 0, channel: channel, kind: kind, body: body))
+        return phone.receive(frames: frames, now: EmulatedInstant(milliseconds: 5_000)).0
+    }
+
+    static func refusedAsBadBody(_ inbound: SyncEngine.Inbound) -> Bool {
+        if case .rejected(let error) = inbound { return error.code == .badBody }
+        return false
+    }
+
+    @Test("a hello body has streams only; watchconnectivity may be left out, not null")  // R: K5
+    func hello() {
+        let streams: JSONObject = ["healthkit": "a", "cloudkit": "b"]
+        #expect(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(streams)]) == .hello)
+        var withWC = streams
+        withWC.append("watchconnectivity", "c")
+        #expect(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(withWC)]) == .hello)
+        var withNull = streams
+        withNull.append("watchconnectivity", .null)
+        #expect(Self.refusedAsBadBody(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(withNull)])))
+        #expect(Self.refusedAsBadBody(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(streams), "extra": 1])))
+    }
+
+    @Test("a wc.link body's stream and settled come together or not at all")  // R: K5
+    func link() {
+        #expect(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true]) == .link(reachable: true))
+        #expect(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "stream": "s", "settled": 3])
+                == .link(reachable: true))
+        #expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "stream": "s"])))
+        #expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "settled": 3])))
+    }
+}

@@ -27,6 +27,10 @@ extension SyncEngine {
             do throws(DecodeError) {
                 let reader = FieldReader(envelope.body, path: "body")
                 reachable = try reader.bool("reachable")
+                // `stream` and `settled` come together or not at all (docs/PROTOCOL.md).
+                if envelope.body.keys.contains("stream") != envelope.body.keys.contains("settled") {
+                    throw DecodeError(path: "body", reason: "stream and settled come together (both or neither)")
+                }
                 if reader.has("settled") {
                     let stream = try reader.string("stream", minBytes: 1, maxBytes: 64)
                     settled = (stream, UInt64(try reader.int("settled", min: 1, max: FieldReader.maxTime)))
@@ -80,10 +84,15 @@ extension SyncEngine {
 
     /// A `hello` body: `{"streams":{"healthkit":…,"cloudkit":…}}`, each stream 1 to 64 bytes.
     static func checkHello(_ body: JSONObject) throws(DecodeError) {
+        // docs/PROTOCOL.md: `streams` and no other key.
+        if let extra = body.keys.first(where: { $0 != "streams" }) {
+            throw DecodeError(path: "body", reason: "unknown key \"\(extra.prefix(40))\" (a hello body has streams only)")
+        }
         let members = try FieldReader(body, path: "body").object("streams")
         let streams = FieldReader(members, path: "body.streams")
-        // watchconnectivity is optional: a client that does not speak WatchConnectivity leaves it out.
-        for channel in Channel.allCases where channel != .watchconnectivity || streams.has(channel.rawValue) {
+        // watchconnectivity is optional: a client that does not speak WatchConnectivity leaves it
+        // out — left out, not null.
+        for channel in Channel.allCases where channel != .watchconnectivity || members.keys.contains(channel.rawValue) {
             _ = try streams.string(channel.rawValue, minBytes: 1, maxBytes: 64)
         }
         if let extra = members.keys.first(where: { Channel(rawValue: $0) == nil }) {
