@@ -341,3 +341,24 @@ struct HelloAndLinkBodyTests {
         #expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "settled": 3])))
     }
 }
+
+@Suite("channel counters as docs/COMMANDS.md defines them")
+struct ReceivedCountersTests {
+    @Test("received counts a data message once; its duplicate counts in duplicatesDropped; receivedBytes counts both")  // R: K5
+    func duplicateCounting() throws {
+        var fuzzer = FrameFuzzer(seed: 1, page: try ProtocolPage())
+        var phone = SyncEngine(node: .phone, boot: "p1", seed: 2, channels: [:], reliability: ReliabilityConfig(), limits: FrameFuzzer.limits)
+        let now = EmulatedInstant(milliseconds: 5_000)
+        let frames = fuzzer.validData()
+        guard case .data(let envelope) = phone.receive(frames: frames, now: now).0 else {
+            Issue.record("a valid data frame was not taken")
+            return
+        }
+        let batch = try HealthObjectsBatch(body: envelope.body, limits: FrameFuzzer.limits)
+        _ = phone.accept(envelope, bytes: frames[1].count, summary: batch.summary, now: now)
+        #expect(phone.receive(frames: frames, now: now).0 == .duplicate)
+        let counters = phone.counters(.healthkit)
+        #expect(counters.receivedMessages == 1 && counters.duplicatesDropped == 1)
+        #expect(counters.receivedBytes == 2 * frames[1].count)
+    }
+}
