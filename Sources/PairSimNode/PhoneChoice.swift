@@ -9,8 +9,7 @@ struct PhoneChoice: ParsableArguments {
     @Option(help: ArgumentHelp("A phone-node of your own (built from a package that depends on PairSim, e.g. Examples/MyHealthApp's my-phone-node).", valueName: "path"))
     var phoneBin: String?
 
-    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else PairSim's built-in watch app).", valueName: "name"))
-    var watchApp: String?
+    @OptionGroup var watch: WatchAppChoice
 
     /// The executable, checked.
     func binary() throws -> String? {
@@ -22,6 +21,6 @@ struct PhoneChoice: ParsableArguments {
     }
 
     var reproduceArguments: String {
-        (app.map { " --app \($0)" } ?? "") + (watchApp.map { " --watch-app \($0)" } ?? "") + (phoneBin.map { " --phone-bin \($0)" } ?? "")
+        (app.map { " --app \($0)" } ?? "") + watch.reproduceArgument + (phoneBin.map { " --phone-bin \($0)" } ?? "")
     }
 }

@@ -54,12 +54,8 @@ struct Run: ParsableCommand {
         runner.timeScale = timeScale
         runner.clock = clockMode
         runner.app = phone.app
-        runner.watchApp = phone.watchApp
-        if let watchApp = phone.watchApp {
-            var topology = scenario.topology
-            topology.watch.app = watchApp
-            _ = try AppChoice.resolveWatch(topology: topology)
-        }
+        runner.watchApp = phone.watch.watchApp
+        _ = try phone.watch.applied(to: scenario.topology)
         runner.phoneBinary = try phone.binary()
         // An unknown app is refused here, before any node starts (a --phone-bin knows its own apps).
         if runner.phoneBinary == nil { _ = try AppChoice.resolve(phone.app, topology: scenario.topology) }

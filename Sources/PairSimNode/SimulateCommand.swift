@@ -35,8 +35,7 @@ public struct SimulateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The app under test (default: the topology's phone.app, else reference); `topology apps` lists them.", valueName: "name"))
     var app: String?
 
-    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else PairSim's built-in watch app).", valueName: "name"))
-    var watchApp: String?
+    @OptionGroup var watch: WatchAppChoice
 
     @Option(help: ArgumentHelp("Simulate with the app linked into this executable (a developer's own node, e.g. my-phone-node): runs `PATH simulate …` with the other arguments.", valueName: "path"))
     var phoneBin: String?
@@ -52,7 +51,7 @@ public struct SimulateCommand: ParsableCommand {
         if let phoneBin { throw ExitCode(try Self.delegate(to: phoneBin)) }
         let started = ContinuousClock.now
         var scenario = try loadScenario(file)
-        if let watchApp { scenario.topology.watch.app = watchApp }
+        scenario.topology = try watch.applied(to: scenario.topology)
         var length: EmulatedDuration?
         if let duration {
             guard let parsed = EmulatedDuration(parsing: duration), parsed > .zero else {
@@ -81,7 +80,7 @@ public struct SimulateCommand: ParsableCommand {
             scenario: scenario.name, mode: nemesis ? "simulate --nemesis" : "simulate", seed: simulator.seed, duration: simulator.duration,
             events: simulator.events, verdicts: verdicts, failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phoneStore))
         let reproduce = "\(SwarmResults.programName) simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
-            + (app.map { " --app \($0)" } ?? "") + (watchApp.map { " --watch-app \($0)" } ?? "") + (nemesis ? " --nemesis" : "")
+            + (app.map { " --app \($0)" } ?? "") + watch.reproduceArgument + (nemesis ? " --nemesis" : "")
         if let report { try ReportWriter.write(outcome, to: report) }
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)

@@ -49,8 +49,7 @@ public struct SwarmRun: ParsableCommand {
     @Option(help: ArgumentHelp("The app under test (default: the topology's phone.app, else reference).", valueName: "name"))
     var app: String?
 
-    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else PairSim's built-in watch app).", valueName: "name"))
-    var watchApp: String?
+    @OptionGroup var watch: WatchAppChoice
 
     @Option(help: ArgumentHelp("Write a JUnit XML report (a testsuite per seed) to this file.", valueName: "file"))
     var junit: String?
@@ -75,7 +74,7 @@ public struct SwarmRun: ParsableCommand {
 
     public func run() throws {
         var scenario = try loadScenario(file, warn: worker == nil)
-        if let watchApp { scenario.topology.watch.app = watchApp }
+        scenario.topology = try watch.applied(to: scenario.topology)
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
         _ = try AppChoice.resolveWatch(topology: scenario.topology)
         let shard = try SwarmShard(parsing: shard)
@@ -126,7 +125,7 @@ public struct SwarmRun: ParsableCommand {
                              "--shard", shard.description]
             if nemesis { arguments.append("--nemesis") }
             if let app { arguments += ["--app", app] }
-            if let watchApp { arguments += ["--watch-app", watchApp] }
+            if let watchApp = watch.watchApp { arguments += ["--watch-app", watchApp] }
             children.append(try ChildProcess(name: "swarm worker \(index)", executable: executable, arguments: arguments, output: .lines { line in
                 if let json = try? JSONParser().parse(line), json["seed"] != nil { collected.withLock { $0.append(json) } }
                 else { broken.withLock { $0.append(line) } }
@@ -147,7 +146,7 @@ public struct SwarmRun: ParsableCommand {
         var header = SwarmResults.Header(file: file, scenario: scenario.name, duration: scenario.duration, from: from, seeds: seeds,
                                          nemesis: nemesis, playsNemesis: scenario.nemesisPlayed(flag: nemesis) != nil, app: app, shard: shard,
                                          program: SwarmResults.programName)
-        header.watchApp = watchApp
+        header.watchApp = watch.watchApp
         let report = SwarmResults(header: header, results: collected.withLock { $0 })
         if let results { try report.save(in: results) }
         for line in broken.withLock({ $0 }) { print("worker: \(line)") }

@@ -44,12 +44,8 @@ struct Up: ParsableCommand {
         options.readStdin = !noStdin
         options.fresh = fresh
         options.app = phone.app
-        options.watchApp = phone.watchApp
-        if let watchApp = phone.watchApp {
-            var chosen = topology
-            chosen.watch.app = watchApp
-            _ = try AppChoice.resolveWatch(topology: chosen)
-        }
+        options.watchApp = phone.watch.watchApp
+        _ = try phone.watch.applied(to: topology)
         options.phoneBinary = try phone.binary()
         if options.phoneBinary == nil { _ = try AppChoice.resolve(phone.app, topology: topology) }
         let status = PairSupervisor(options: options).run()
