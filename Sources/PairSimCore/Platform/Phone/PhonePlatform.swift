@@ -122,13 +122,10 @@ public struct PhonePlatform: NodeModel {
     /// The budget was cut short because the app's background work was done (the suspension's reason).
     var budgetCutShort = false
     var recordsSubscribed = false
-    /// Complication transfers used on emulated day `complicationDay` (R: F4).
-    var complicationTransfersUsed = 0
-    var complicationDay: Int64 = 0
-    /// Widget timeline reloads counted on emulated day `widgetDay`, and reloads waiting for the
-    /// next day's budget (their kinds; "" is every kind) (R: F4).
-    var widgetReloadsUsed = 0
-    var widgetDay: Int64 = 0
+    /// Today's complication transfers and widget reloads, and the reloads waiting for the next
+    /// day's budget (their kinds; "" is every kind) (R: F4).
+    var complicationBudget = DailyBudget()
+    var widgetBudget = DailyBudget()
     var widgetReloadsWaiting: [String] = []
     /// Replies to user actions, by action id.
     var replies: [Int: (ok: Bool, text: String)] = [:]

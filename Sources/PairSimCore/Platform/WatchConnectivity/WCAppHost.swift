@@ -75,14 +75,7 @@ extension WCAppHost {
             }
             return withSession { $0.sendReply(to: messageID, payload: payload, error: nil, isData: isData, sync: &$1, now: now) }
         case .wcTransfer(let id, let payload, let file):
-            guard wc.activated else {
-                call(.wcTransferFinished(id: id, error: WCErrorCode.sessionNotActivated.rawValue))
-                return [event(.wcRefused, now, level: .warning, ["kind": file == nil ? "userinfo" : "file", "code": "sessionNotActivated"])]
-            }
-            if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
-                call(.wcTransferFinished(id: id, error: WCErrorCode.payloadTooLarge.rawValue))
-                return [refusedPayload(file == nil ? "userinfo" : "file", problem, now: now)]
-            }
+            if let refused = refuseTransfer(appID: id, payload, file: file, now: now) { return refused }
             let transfer = WCTransfer(id: uuids.next(at: now).text, kind: file == nil ? .userinfo : .file, payload: payload, file: file,
                                       createdAt: now, appID: id)
             return withSession { $0.transfer(transfer, sync: &$1, now: now) }
@@ -100,6 +93,22 @@ extension WCAppHost {
     }
 
     /// The app handed WatchConnectivity a payload that cannot travel.
+    /// Why a `transferUserInfo` / `transferFile` (of the app's `appID`, or of a `wc-…` command
+    /// when nil) cannot be queued — the session not activated, the payload too large — as the
+    /// actions that say so (the app's delegate hears `didFinish` with the error), or nil.
+    mutating func refuseTransfer(appID: Int?, _ payload: JSONObject, file: WCFile?, now: EmulatedInstant) -> [NodeAction]? {
+        let kind = file == nil ? "userinfo" : "file"
+        guard wc.activated else {
+            if let appID { call(.wcTransferFinished(id: appID, error: WCErrorCode.sessionNotActivated.rawValue)) }
+            return [event(.wcRefused, now, level: .warning, ["kind": .string(kind), "code": "sessionNotActivated"])]
+        }
+        if let problem = WCSessionCore.payloadProblem(payload, wire: topology.wire) {
+            if let appID { call(.wcTransferFinished(id: appID, error: WCErrorCode.payloadTooLarge.rawValue)) }
+            return [refusedPayload(kind, problem, now: now)]
+        }
+        return nil
+    }
+
     func refusedPayload(_ kind: String, _ problem: String, now: EmulatedInstant) -> NodeAction {
         event(.wcRefused, now, level: .warning, ["kind": .string(kind), "code": .string(WCErrorCode.payloadTooLarge.rawValue), "reason": .string(problem)])
     }
