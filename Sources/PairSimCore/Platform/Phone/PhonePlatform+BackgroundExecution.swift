@@ -22,10 +22,7 @@ extension PhonePlatform {
         }
         let end = now + grace
         if let current = budgetEndsAt, current <= end { return [] }
-        if let token = budgetToken { timers.cancel(token) }
-        budgetEndsAt = end
-        budgetToken = timers.schedule(.budgetEnd, at: end)
-        budgetCutShort = true
+        setBudgetEnd(end, cutShort: true)
         return []
     }
 

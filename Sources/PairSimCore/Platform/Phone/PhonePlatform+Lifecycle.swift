@@ -56,11 +56,16 @@ extension PhonePlatform {
     mutating func startBudget(_ budget: EmulatedDuration, now: EmulatedInstant) -> [NodeAction] {
         let end = now + budget
         if let current = budgetEndsAt, current >= end, budgetToken != nil { return [] }
+        setBudgetEnd(end, cutShort: false)
+        return []
+    }
+
+    /// The app's running time in the background ends at `end` (`cutShort`: because its work is done).
+    mutating func setBudgetEnd(_ end: EmulatedInstant, cutShort: Bool) {
         if let token = budgetToken { timers.cancel(token) }
         budgetEndsAt = end
         budgetToken = timers.schedule(.budgetEnd, at: end)
-        budgetCutShort = false
-        return []
+        budgetCutShort = cutShort
     }
 
     mutating func cancelBudget() {

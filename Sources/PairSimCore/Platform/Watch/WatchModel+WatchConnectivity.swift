@@ -79,8 +79,7 @@ extension WatchModel {
         // with a WKWatchConnectivityRefreshBackgroundTask, and delivers what came; one that is not
         // running it launches in the background first (R: F3).
         if hostedApp != nil, item.kind != .message, appState == .notRunning {
-            actions += [event(.appState, now, ["from": "notRunning", "to": "background", "reason": "WatchConnectivity transfer"])]
-            launchApp(now: now, reason: .watchConnectivity)
+            actions += launchStoppedApp(reason: "WatchConnectivity transfer", as: .watchConnectivity, now: now)
             actions += startTask(.watchConnectivity, now: now)
         } else if hostedApp != nil, item.kind != .message, appState == .suspended, wc.activated {
             actions += startTask(.watchConnectivity, now: now)
@@ -139,8 +138,7 @@ extension WatchModel {
         var lifecycle: [NodeAction] = []
         if hostedApp != nil, !appRunning, onScreen {
             // The user opens an app that is not running: it launches on screen.
-            lifecycle = [event(.appState, now, ["from": "notRunning", "to": "foreground", "reason": "user"])]
-            launchApp(now: now, reason: .user)
+            lifecycle = launchStoppedApp(reason: "user", as: .user, now: now)
         } else if hostedApp != nil, appRunning {
             // On screen it is active; leaving it, it runs in the background for its snapshot task
             // (and its workout, if one runs), then is suspended.
