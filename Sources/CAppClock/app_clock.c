@@ -11,7 +11,8 @@
 #include "app_clock.h"
 
 static __thread int active = 0;
-static __thread int64_t emulated_ms = 0;
+static __thread int64_t emulated_ms = 0;   // the device's clock: realtime
+static __thread int64_t monotonic_ms = 0;  // true emulated time: monotonic, boot time
 
 typedef size_t (*fwrite_fn)(const void *, size_t, size_t, FILE *);
 typedef int (*fputs_fn)(const char *, FILE *);
@@ -36,9 +37,12 @@ static void resolve(void) {
     real_puts = (puts_fn)dlsym(RTLD_NEXT, "puts");
 }
 
-void pairsim_app_time_begin(int64_t milliseconds) {
+void pairsim_app_time_begin(int64_t milliseconds) { pairsim_app_time_begin_device(milliseconds, milliseconds); }
+
+void pairsim_app_time_begin_device(int64_t realtime_milliseconds, int64_t monotonic_milliseconds) {
     pthread_once(&once, resolve);
-    emulated_ms = milliseconds;
+    emulated_ms = realtime_milliseconds;
+    monotonic_ms = monotonic_milliseconds;
     active = 1;
 }
 
@@ -46,20 +50,25 @@ void pairsim_app_time_end(void) { active = 0; }
 
 int pairsim_app_time_active(void) { return active; }
 
+// 1: the device's wall clock; 2: the monotonic clocks; 0: real (CPU-time clocks stay real).
 static int emulated(clockid_t id) {
     switch (id) {
-    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW:
-    case CLOCK_MONOTONIC_COARSE: case CLOCK_BOOTTIME: case CLOCK_TAI:
+    case CLOCK_REALTIME: case CLOCK_REALTIME_COARSE: case CLOCK_TAI:
         return 1;
+    case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_MONOTONIC_COARSE: case CLOCK_BOOTTIME:
+        return 2;
     default:
-        return 0; // CPU-time clocks stay real
+        return 0;
     }
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts) {
-    if (active && emulated(id)) {
-        ts->tv_sec = (time_t)(emulated_ms / 1000);
-        ts->tv_nsec = (long)(emulated_ms % 1000) * 1000000L;
+    int kind = active ? emulated(id) : 0;
+    if (kind) {
+        int64_t ms = kind == 1 ? emulated_ms : monotonic_ms;
+        int64_t sec = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+        ts->tv_sec = (time_t)sec;
+        ts->tv_nsec = (long)(ms - sec * 1000) * 1000000L;
         return 0;
     }
     pthread_once(&once, resolve);
@@ -68,8 +77,9 @@ int clock_gettime(clockid_t id, struct timespec *ts) {
 
 int gettimeofday(struct timeval *tv, void *tz) {
     if (active) {
-        tv->tv_sec = (time_t)(emulated_ms / 1000);
-        tv->tv_usec = (suseconds_t)(emulated_ms % 1000) * 1000;
+        int64_t sec = emulated_ms >= 0 ? emulated_ms / 1000 : (emulated_ms - 999) / 1000;
+        tv->tv_sec = (time_t)sec;
+        tv->tv_usec = (suseconds_t)(emulated_ms - sec * 1000) * 1000;
         return 0;
     }
     pthread_once(&once, resolve);
@@ -78,7 +88,7 @@ int gettimeofday(struct timeval *tv, void *tz) {
 
 time_t time(time_t *out) {
     if (active) {
-        time_t now = (time_t)(emulated_ms / 1000);
+        time_t now = (time_t)(emulated_ms >= 0 ? emulated_ms / 1000 : (emulated_ms - 999) / 1000);
         if (out) *out = now;
         return now;
     }

@@ -3,8 +3,9 @@ import PairSimCore
 /// Reads the `phone:` section of a topology (docs/TOPOLOGY.md#phone).
 enum PhoneConfigLoader {
     static func parse(_ reader: YAMLReader) throws(ConfigError) -> PhoneConfig {
-        let map = try reader.mapping(allowed: ["app", "backgroundDelivery", "healthkit", "authorization", "refresh"])
+        let map = try reader.mapping(allowed: ["app", "backgroundDelivery", "healthkit", "authorization", "refresh", "clock"])
         var config = PhoneConfig()
+        if let clock = map["clock"] { config.clock = try TopologyLoader.deviceClock(clock) }
         if let app = map["app"] {
             // `app: NAME` chooses the app; `app: { name: NAME, … }` also sets its knobs.
             if app.isMapping { config.app = try self.app(app) } else { config.app.name = try appName(try app.string(), app) }

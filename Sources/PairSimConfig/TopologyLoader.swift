@@ -233,9 +233,41 @@ public enum TopologyLoader {
         return limits
     }
 
+    /// `phone.clock` / `watch.clock` (R: F5): `offset` (a signed duration, or `seeded`), `drift`
+    /// (ppm, or `seeded`), `timeZone` (an IANA identifier).
+    static func deviceClock(_ reader: YAMLReader) throws(ConfigError) -> DeviceClockConfig {
+        let fields = try reader.mapping(allowed: ["offset", "drift", "timeZone"])
+        var config = DeviceClockConfig()
+        if let value = fields["offset"] {
+            let text = try value.string()
+            if text == "seeded" {
+                config.offset = nil
+            } else {
+                let negative = text.hasPrefix("-")
+                guard let amount = EmulatedDuration(parsing: negative || text.hasPrefix("+") ? String(text.dropFirst()) : text),
+                      amount <= .days(3_650) else {
+                    throw value.error("expected a duration with an optional sign (-90s, +2m, 0) within 3650 days, or seeded; got \"\(text.prefix(40))\"")
+                }
+                config.offset = negative ? .zero - amount : amount
+            }
+        }
+        if let value = fields["drift"] {
+            config.driftPPM = (try? value.string()) == "seeded" ? nil : try value.double(in: -1_000...1_000)
+        }
+        if let value = fields["timeZone"] {
+            let zone = try value.string()
+            guard DeviceClock.isKnownZone(zone) else {
+                throw value.error("unknown time zone \"\(zone.prefix(64))\" (an IANA identifier: UTC, Europe/Berlin, America/New_York)")
+            }
+            config.timeZone = zone
+        }
+        return config
+    }
+
     static func watch(_ reader: YAMLReader) throws(ConfigError) -> WatchConfig {
-        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage", "backgroundRefresh", "complication"])
+        let map = try reader.mapping(allowed: ["app", "heartRate", "workoutMessage", "backgroundRefresh", "complication", "clock"])
         var config = WatchConfig()
+        if let clock = map["clock"] { config.clock = try deviceClock(clock) }
         if let app = map["app"] {
             // `app: NAME` or `app: { name: NAME }`: a watch app of the build's (absent: the seeds' app, built in).
             let fields = app.isMapping ? try app.mapping(allowed: ["name", "settings", "initialState"], required: ["name"]) : ["name": app]

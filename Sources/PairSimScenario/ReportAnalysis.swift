@@ -84,4 +84,40 @@ enum ReportAnalysis {
         }
         return .object(object)
     }
+
+    /// Both devices' clocks, side by side (R: F5): a row at each clock event and at the end —
+    /// `[true ms, what, phone reads, watch reads]` — rebuilt from the `clock.*` events; empty
+    /// when both kept true time in UTC.
+    static func clocks(_ events: [Event], end: EmulatedInstant) -> [JSON] {
+        var clocks: [NodeName: DeviceClock] = [.phone: .exact, .watch: .exact]
+        var rows: [JSON] = []
+        func row(_ at: EmulatedInstant, _ what: String) {
+            rows.append(.array([.int(at.milliseconds), .string(what),
+                                .string(clocks[.phone]!.localText(at: at)), .string(clocks[.watch]!.localText(at: at))]))
+        }
+        for event in events where event.name.hasPrefix("clock.") {
+            guard var clock = clocks[event.node] else { continue }
+            switch event.name {
+            case EventName.clockStarted.rawValue, EventName.clockSet.rawValue:
+                if let offset = event["offsetMs"]?.intValue { clock.set(reading: event.at + .milliseconds(offset), at: event.at) }
+                if let drift = event["driftPPM"]?.doubleValue { clock.driftPPM = drift }
+                if let zone = event["timeZone"]?.stringValue, DeviceClock.isKnownZone(zone) { clock.timeZone = zone }
+            case EventName.clockTimeZone.rawValue:
+                if let zone = event["to"]?.stringValue, DeviceClock.isKnownZone(zone) { clock.timeZone = zone }
+            default:
+                break
+            }
+            clocks[event.node] = clock
+            let what: String
+            switch event.name {
+            case EventName.clockStarted.rawValue: what = "\(event.node.rawValue) clock: \(clock.settingsText)"
+            case EventName.clockSet.rawValue: what = "\(event.node.rawValue) set-time"
+            case EventName.clockTimeZone.rawValue: what = "\(event.node.rawValue) set-time-zone \(clock.timeZone)"
+            default: what = "\(event.node.rawValue) daylight saving " + (event["daylightSaving"]?.boolValue == true ? "begins" : "ends")
+            }
+            row(event.at, what)
+        }
+        if !rows.isEmpty { row(end, "end") }
+        return rows
+    }
 }

@@ -118,6 +118,8 @@ __STYLE__
 <div class="meta">Bands on the phone lane: the app's state (grey bar below: locked). Lines: each workout from the watch to the phone's notification. Hover for details.</div>
 <h2>Channel delays</h2>
 <div id="histograms" class="histograms"></div>
+<h2>Device clocks</h2>
+<table id="clocks"><thead><tr><th>true time</th><th>what happened</th><th>phone reads</th><th>watch reads</th></tr></thead><tbody></tbody></table>
 <h2>Heart rate per workout</h2>
 <div id="charts"></div>
 <h2>Cost counters</h2>
@@ -140,6 +142,10 @@ __DRAWING__
   legend(document.getElementById("legend"));
   timeline(document.getElementById("swimlanes"), data, data.end);
   histograms(document.getElementById("histograms"), data.histograms);
+  const clocks = document.querySelector("#clocks tbody");
+  if (!data.clocks.length) { const tr = html("tr", undefined, clocks); html("td", "Both devices keep true time in UTC.", tr); }
+  for (const c of data.clocks) { const tr = html("tr", undefined, clocks);
+    html("td", time(c[0]), tr); html("td", c[1], tr); html("td", c[2], tr); html("td", c[3], tr); }
   const charts = document.getElementById("charts");
   if (!data.charts.length) charts.textContent = "No workouts.";
   for (const c of data.charts) {

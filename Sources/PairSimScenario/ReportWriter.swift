@@ -52,6 +52,7 @@ public enum ReportWriter {
         var object = timelineData(outcome.events, end: .zero + outcome.duration)
         object.append("summary", outcome.summary)
         object.append("charts", .array(charts))
+        object.append("clocks", .array(ReportAnalysis.clocks(outcome.events, end: .zero + outcome.duration)))
         return .object(object)
     }
 

@@ -297,7 +297,7 @@ struct SchemaTests {
         try restored.run("unlock")
         #expect(restored.node.platform.store.sampleCount == 3 && restored.node.platform.store.workoutCount == 1)
         let applied = try storage.queue.read { db in try SQLiteStorage.migrator.appliedIdentifiers(db) }
-        #expect(applied.sorted() == ["v1", "v2", "v3", "v4", "v5", "v6", SQLiteStorage.schemaVersion])
+        #expect(applied.sorted() == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", SQLiteStorage.schemaVersion])
     }
 
     @Test("a database written by a newer PairSim is refused, naming its schema version, and left untouched")  // R: K1

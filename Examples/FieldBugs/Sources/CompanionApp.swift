@@ -99,10 +99,10 @@ open class CompanionApp: PairSimApp, WCSessionDelegate {
     /// The time the app shows for a workout: when it ended.
     open func shownDate(for workout: HKWorkout) -> Date { workout.endDate }
 
+    /// As the app shows it: in the phone's time zone (a new DateFormatter's default).
     static func clockTime(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm"
-        formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
     }
 

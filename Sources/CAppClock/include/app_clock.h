@@ -12,6 +12,10 @@
 /// process here first (measured: 2-3 ns a call on top of the real vDSO read's ~30 ns). docs/APPS.md says what
 /// this covers and what it cannot.
 void pairsim_app_time_begin(int64_t milliseconds);
+/// The same with the device's own clock (R: F5): the realtime clocks (`Date()`, `gettimeofday`,
+/// `time`) read `realtime_milliseconds` since 1970, the monotonic ones (`ContinuousClock`,
+/// `DispatchTime`) `monotonic_milliseconds` since emulated time zero, which a user's `set-time` never moves.
+void pairsim_app_time_begin_device(int64_t realtime_milliseconds, int64_t monotonic_milliseconds);
 void pairsim_app_time_end(void);
 /// 1 while this thread reads emulated time.
 int pairsim_app_time_active(void);

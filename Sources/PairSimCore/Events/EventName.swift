@@ -6,6 +6,11 @@ public enum EventName: String, CaseIterable, Sendable {
     case nodeStopped = "node.stopped"
     case nodeKilled = "node.killed"
     case commandFailed = "command.failed"
+    // Device clocks (R: F5)
+    case clockStarted = "clock.started"
+    case clockSet = "clock.set"
+    case clockTimeZone = "clock.zone"
+    case clockDaylightSaving = "clock.dst"
     // Watch workouts and samples
     case workoutStarted = "workout.started"
     case workoutPaused = "workout.paused"

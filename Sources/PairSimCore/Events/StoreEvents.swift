@@ -7,7 +7,9 @@ public enum StoreEvents {
         var actions: [NodeAction] = []
         func emit(_ name: EventName, _ fields: JSONObject) { actions.append(.emit(Event(at: now, node: node, name, fields: fields))) }
         for workout in saved.workouts {
+            // `start`/`end` as the device that made it stamped them, on its own clock (R: F5).
             emit(.hkSaved, ["kind": "workout", "uuid": .string(workout.uuid.text), "activity": .string(workout.activity),
+                            "start": .string(workout.start.description), "end": .string(workout.end.description),
                             "activeEnergy": workout.activeEnergy.map(JSON.double) ?? .null, "source": .string(workout.source.name)])
         }
         var counts = [Int](repeating: 0, count: SampleType.allCases.count)

@@ -48,6 +48,8 @@ public struct WatchConfig: Hashable, Sendable {
     /// How long a background task may run before it must be completed (`watch.backgroundRefresh.taskTime`).
     /// Apple gives no number ("a limited amount of time"); PairSim's choice: 15 s.
     public var backgroundTaskTime: EmulatedDuration = .seconds(15)
+    /// The watch's own clock (`watch.clock`, R: F5).
+    public var clock = DeviceClockConfig()
 
     public init() {}
 }

@@ -17,9 +17,13 @@ public protocol PairSimApp: AnyObject {
     func perform(_ action: UserAction) async throws -> String
     /// Lines for the phone's `status`.
     func status() -> [String]
+    /// UIKit's `applicationSignificantTimeChange(_:)`: the user set the device's time or time
+    /// zone, or daylight saving began or ended (R: F5). Held while the app is suspended.
+    func applicationSignificantTimeChange(_ application: UIApplication)
 }
 
 extension PairSimApp {
+    public func applicationSignificantTimeChange(_ application: UIApplication) {}
     public func scenePhaseDidChange(to phase: AppScenePhase) {}
     public func perform(_ action: UserAction) async throws -> String { throw AppError("unknown action \(action.verb)") }
     public func status() -> [String] { [] }

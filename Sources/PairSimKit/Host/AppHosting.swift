@@ -15,6 +15,8 @@ package protocol AppHostingPlatform: NodeModel {
     mutating func takeReply(_ id: Int) -> (ok: Bool, text: String)?
     /// Why the app cannot take a user action now (nil: it can).
     func userActionRefusal(_ verb: String) -> String?
+    /// The device's clock: what the app's `Date()` reads (R: F5).
+    var time: DeviceTime { get }
 }
 
 extension PhonePlatform: AppHostingPlatform {
@@ -46,7 +48,7 @@ extension AppHostingNode {
                 if case .wcReceived = call {
                     runtime.session.hasContentPending = calls[(index + 1)...].contains { if case .wcReceived = $0 { true } else { false } }
                 }
-                let requests = runtime.deliver(call, now: now)
+                let requests = runtime.deliver(call, now: now, clock: platform.time.clock)
                 actions += platform.handle(requests, answering: call, now: now)
             }
             rounds += 1
@@ -93,7 +95,7 @@ extension AppHostingNode {
     mutating func platformCommand(_ command: ParsedCommand, result: CommandResult, now: EmulatedInstant) -> CommandResult {
         var result = result
         if command.verb == "status", result.ok {
-            let lines = runtime.status(now: now)
+            let lines = runtime.status(now: now, clock: platform.time.clock)
             if command.options["json"] != nil, var object = (try? JSONParser().parse(result.reply))?.objectValue {
                 object.append("app", .array(lines.map(JSON.string)))
                 result.reply = JSONWriter.string(.object(object))

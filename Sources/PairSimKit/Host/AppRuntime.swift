@@ -18,6 +18,9 @@ package final class AppRuntime: @unchecked Sendable {
     package private(set) var executor = AppExecutor()
     /// Emulated time of the call being delivered.
     package private(set) var now = EmulatedInstant.zero
+    /// The device's clock (R: F5): `deviceNow` is what it reads at `now` — the app's `Date()`.
+    package private(set) var clock = DeviceClock.exact
+    package var deviceNow: EmulatedInstant { clock.reading(at: now) }
     let lock = NSLock()
     var outbox: [AppRequest] = []
     var nextID = 0
@@ -81,17 +84,24 @@ package final class AppRuntime: @unchecked Sendable {
     static func asCurrent<T>(_ runtime: AppRuntime, _ body: () throws -> T) rethrows -> T {
         let previous = pairsim_current_runtime()
         pairsim_set_current_runtime(Unmanaged.passUnretained(runtime).toOpaque())
-        pairsim_app_time_begin(runtime.now.milliseconds)
+        runtime.beginAppTime()
         defer {
             runtime.collectOutput()
             pairsim_set_current_runtime(previous)
             if let previous {
-                pairsim_app_time_begin(Unmanaged<AppRuntime>.fromOpaque(previous).takeUnretainedValue().now.milliseconds)
+                Unmanaged<AppRuntime>.fromOpaque(previous).takeUnretainedValue().beginAppTime()
             } else {
                 pairsim_app_time_end()
             }
         }
         return try withExtendedLifetime(runtime) { try body() }
+    }
+
+    /// The C clocks on this thread read this device's time: `Date()` its clock, the monotonic
+    /// clocks true emulated time; `TimeZone.current` is its zone (R: F5).
+    func beginAppTime() {
+        pairsim_app_time_begin_device(deviceNow.milliseconds, now.milliseconds)
+        DeviceTimeZone.use(clock.timeZone)
     }
 
     /// What the app printed, line by line and in the order printed, as `app.print` events at the
@@ -181,8 +191,9 @@ package final class AppRuntime: @unchecked Sendable {
     // MARK: Delivering calls
 
     /// Delivers one call and runs the app until it has nothing left to do now; returns its requests.
-    package func deliver(_ call: AppCall, now: EmulatedInstant) -> [AppRequest] {
+    package func deliver(_ call: AppCall, now: EmulatedInstant, clock: DeviceClock = .exact) -> [AppRequest] {
         self.now = now
+        self.clock = clock
         Self.lastDelivered.withLock { $0.runtime = self }
         Self.asCurrent(self) {
             // The app's synchronous code runs with its task-local owner bound; its tasks' jobs run
@@ -264,6 +275,12 @@ package final class AppRuntime: @unchecked Sendable {
             handler(task)
         case .bgTaskExpiring(let token):
             runningBGTasks[token]?.expirationHandler?()
+        case .timeChanged:
+            // UIKit's delegate call (Apple: "a change to a new day (midnight), a carrier time
+            // update, or a change to, or from, daylight savings time"). Not the notifications:
+            // NotificationCenter.default is one per process, and would carry them to observers an
+            // earlier emulated process of the app registered and, in `simulate`, the other device's.
+            if registration.device == .phone { app?.applicationSignificantTimeChange(.shared) }
         case .terminated:
             forgetProcess()
         }
@@ -290,9 +307,10 @@ package final class AppRuntime: @unchecked Sendable {
     }
 
     /// The app's `status()` lines (read inside a delivery, so the app may use the API).
-    package func status(now: EmulatedInstant) -> [String] {
+    package func status(now: EmulatedInstant, clock: DeviceClock = .exact) -> [String] {
         guard let app else { return [] }
         self.now = now
+        self.clock = clock
         return Self.asCurrent(self) { app.status() }
     }
 
@@ -403,6 +421,7 @@ extension AppCall {
         case .backgroundTimeExpiring: "background task expiration handler"
         case .bgTaskLaunch: "BGTask launch handler"
         case .bgTaskExpiring: "BGTask expiration handler"
+        case .timeChanged: "time change notification"
         case .terminated: "termination"
         }
     }

@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v7"
+    static let schemaVersion = "v8"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -60,6 +60,15 @@ extension SQLiteStorage {
                     energy REAL NOT NULL, finished INTEGER NOT NULL, random_state INTEGER NOT NULL, steady REAL NOT NULL,
                     noise REAL NOT NULL, collecting TEXT, collection_start_ms INTEGER, collection_end_ms INTEGER,
                     active_since_ms INTEGER, start_ms INTEGER);
+                """)
+        }
+        // v8: the device's own clock — offset, drift, the instant it was last set, time zone — so
+        // a user's set-time or set-time-zone outlives the node (R: F5). `node` is whose it is.
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: """
+                CREATE TABLE device_clock (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), node TEXT NOT NULL, offset_ms INTEGER NOT NULL,
+                    drift_ppm REAL NOT NULL, since_ms INTEGER NOT NULL, time_zone TEXT NOT NULL);
                 """)
         }
         return migrator

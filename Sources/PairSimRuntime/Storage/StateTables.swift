@@ -143,6 +143,12 @@ enum StateTables {
                            arguments: [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
                                        try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])
         case "watch.import": try writeImport(value, db)
+        case "phone.clock", "watch.clock":
+            let clock = value.objectValue ?? [:]
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO device_clock (id, node, offset_ms, drift_ppm, since_ms, time_zone) VALUES (1, ?, ?, ?, ?, ?)
+                """, arguments: [String(key.prefix { $0 != "." }), clock["offset"]?.intValue ?? 0, clock["drift"]?.doubleValue ?? 0,
+                                 clock["since"]?.intValue ?? 0, clock["timeZone"]?.stringValue ?? "UTC"])
         case "watch.hostedSessions":
             try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
         case "watch.hostedWorkout": try writeHostedWorkout(value, db)
@@ -311,6 +317,12 @@ enum StateTables {
             values["watch.hostedSessions"] = .int(sessions)
         }
         if let workout = try readHostedWorkout(db) { values["watch.hostedWorkout"] = workout }
+        if let clock = try Row.fetchOne(db, sql: "SELECT * FROM device_clock WHERE id = 1") {
+            values[(clock["node"] as String) + ".clock"] = .object([
+                "offset": .int(clock["offset_ms"]), "drift": .double(clock["drift_ppm"]), "since": .int(clock["since_ms"]),
+                "timeZone": .string(clock["time_zone"]),
+            ])
+        }
         if let wc = try readWatchConnectivity(db) { values["wc"] = wc }
         if try Row.fetchOne(db, sql: "SELECT 1 FROM phone_app") == nil {
             // The watch keeps a developer's watch app's `AppDefaults` in the same table.

@@ -70,6 +70,9 @@ public enum AppCall: Hashable, Sendable {
     case backgroundTimeExpiring(tasks: [Int])
     /// The system runs a `BGTaskScheduler` task the app submitted: its launch handler runs (R: F2).
     case bgTaskLaunch(token: Int, identifier: String, processing: Bool)
+    /// The device's clock changed: the user set the time or the zone, or daylight saving began
+    /// or ended; the app's notifications are posted (R: F5).
+    case timeChanged(TimeChange)
     /// The BGTask `token` is about to run out of time: its `expirationHandler` runs.
     case bgTaskExpiring(token: Int)
     /// The process ended (terminated or force-quit): the app's memory is gone.

@@ -125,6 +125,8 @@ public struct PhoneConfig: Hashable, Sendable {
     public var backgroundDelivery = BackgroundDeliveryConfig()
     public var healthKit = HealthKitConfig()
     public var refresh = RefreshConfig()
+    /// The phone's own clock (`phone.clock`, R: F5).
+    public var clock = DeviceClockConfig()
 
     public init() {}
 }

@@ -101,7 +101,7 @@ extension PhonePlatform {
             return [event(.bgtaskRefused, now, level: .warning, ["identifier": .string(request.identifier), "code": "tooManyPendingTaskRequests"])]
         }
         if let old = bgRequestTimers.removeValue(forKey: request.identifier) { timers.cancel(old) }
-        let earliest = max(now, request.earliestBegin ?? now)
+        let earliest = max(now, request.earliestBegin.map { time.clock.instant(reading: $0) } ?? now) // a date on the phone's clock
         var dueAt = earliest
         if !request.processing {
             // At the system's discretion: drawn from the seed, the identifier and the moment.

@@ -23,7 +23,7 @@ extension PhonePlatform {
         CommandSpec("wc-complication", "<json-object>", "WCSession.transferCurrentComplicationUserInfo: ahead of queued user info within the day's budget (watch.complication), else as ordinary user info"),
         CommandSpec("plug-in", "", "the phone goes on external power: BGProcessingTasks that require it may run (with the device locked)"),
         CommandSpec("unplug", "", "the phone leaves external power"),
-    ] + WCSessionCore.commands + [
+    ] + DeviceTime.commands + WCSessionCore.commands + [
         CommandSpec("status", "", "app state, observers, background delivery, stores, counters, and the app's own status"),
         CommandSpec("help", "", "this list"),
     ]
@@ -51,6 +51,10 @@ extension PhonePlatform {
             case "reboot":
                 try args.expect(0...0)
                 return reboot(now: now)
+            case "set-time", "set-time-zone":
+                let (reply, changed, change) = try time.command(line, node: node, now: now)
+                call(.timeChanged(change))
+                return CommandResult(ok: true, reply: reply, actions: [.emit(changed)])
             case "plug-in", "unplug":
                 try args.expect(0...0)
                 let on = line.verb == "plug-in"

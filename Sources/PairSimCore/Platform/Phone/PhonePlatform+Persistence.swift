@@ -36,6 +36,7 @@ extension PhonePlatform {
         if keys.contains(.uuids) { values["phone.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
         if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
         if keys.contains(.wc) { values["wc"] = wc.json }
+        if keys.contains(.clock) { values["phone.clock"] = time.clock.json }
         return values
     }
 
@@ -62,6 +63,7 @@ extension PhonePlatform {
         if let json = values["wc"] { try wc.restore(json: json) }
         if let state = values["phone.uuids"]?.intValue { uuids.random.state = UInt64(bitPattern: state) }
         if let export = values["cloudkit.export"] { try exporter.restore(export) }
+        if let clock = values["phone.clock"] { time.restore(try DeviceClock(json: clock, path: "phone.clock"), now: now) }
     }
 }
 
@@ -79,5 +81,6 @@ struct PhoneValues: OptionSet, Sendable {
     static let uuids = PhoneValues(rawValue: 1 << 8)
     static let export = PhoneValues(rawValue: 1 << 9)
     static let wc = PhoneValues(rawValue: 1 << 10)
-    static let all = PhoneValues(rawValue: (1 << 11) - 1)
+    static let clock = PhoneValues(rawValue: 1 << 11)
+    static let all = PhoneValues(rawValue: (1 << 12) - 1)
 }

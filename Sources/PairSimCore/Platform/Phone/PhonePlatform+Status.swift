@@ -5,6 +5,7 @@ extension PhonePlatform {
         var object: JSONObject = ["node": "phone", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
         object.append("appState", .string(app.rawValue))
         object.append("locked", .bool(locked))
+        object.append("clock", .object(time.clock.fields(at: now)))
         object.append("observers", .array(observerQueries.map { .string($0.type.name) }))
         object.append("stores", .object([
             "workouts": .int(Int64(store.workoutCount)), "samples": .int(Int64(store.sampleCount)),
@@ -24,6 +25,7 @@ extension PhonePlatform {
         if let end = budgetEndsAt { appLine += ", budget until \(end)" }
         if let since = backgroundSince, !app.isOnScreen { appLine += ", off screen since \(since)" }
         lines.append(appLine)
+        lines.append(time.statusLine(at: now))
         lines.append("observer queries: \(observerQueries.isEmpty ? "none" : observerQueries.map(\.type.shortName).joined(separator: ", "))"
             + (denied.isEmpty ? "" : "; read denied: \(denied.sorted().map(\.shortName).joined(separator: ", "))"))
         var delivered: [String] = []

@@ -152,6 +152,8 @@ public struct PhonePlatform: NodeModel {
     var timers = TimerQueue<Timer>()
     public internal(set) var counters = PhoneCounters()
     public internal(set) var restored = false
+    /// The phone's own clock (R: F5).
+    public internal(set) var time: DeviceTime { didSet { touched.insert(.clock) } }
 
     public init(topology: Topology, boot: String) {
         self.topology = topology
@@ -164,6 +166,7 @@ public struct PhonePlatform: NodeModel {
         exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
         uuids = UUIDGenerator(seed: seed, label: "phone.uuids")
         wc = WCSessionCore(node: .phone, config: topology.watchConnectivity, seed: seed, activated: false)
+        time = DeviceTime(clock: config.clock.clock(seed: seed, node: .phone, since: .zero), now: .zero)
     }
 
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
@@ -174,7 +177,7 @@ public struct PhonePlatform: NodeModel {
     public var reads: HealthReads { HealthReads(store: store, denied: denied) }
 
     public var nextDeadline: EmulatedInstant? {
-        sync.nextDeadline.earliest(timers.peekDeadline).earliest(wc.nextDeadline)
+        sync.nextDeadline.earliest(timers.peekDeadline).earliest(wc.nextDeadline).earliest(time.nextTransition)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
@@ -182,6 +185,7 @@ public struct PhonePlatform: NodeModel {
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored), "app": .string(app.rawValue),
         ])]
+        actions += time.startEvent(node: node, now: now)
         timers.schedule(.purge, at: now + .hours(1))
         if restored {
             actions += resumeAfterRestart(now: now)
@@ -199,6 +203,10 @@ public struct PhonePlatform: NodeModel {
         var actions = sync.advance(to: now)
         while let (timer, _) = timers.popDue(now) {
             actions += fire(timer, now: now)
+        }
+        if let changed = time.advance(node: node, to: now) {
+            actions.append(.emit(changed))
+            call(.timeChanged(.daylightSaving))
         }
         return actions + advanceWatchConnectivity(now: now)
     }

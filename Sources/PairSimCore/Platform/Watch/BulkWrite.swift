@@ -77,7 +77,7 @@ extension WatchModel {
         var samples: [HealthSample] = []
         samples.reserveCapacity(batch)
         for (at, value) in job.next(batch) {
-            samples.append(HealthSample(uuid: uuids.next(at: at), type: job.type, start: at, end: at, value: value, source: .watchApp))
+            samples.append(HealthSample(uuid: uuids.next(at: at), type: job.type, start: stamp(at), end: stamp(at), value: value, source: .watchApp))
         }
         let (saved, ops) = store.save(workouts: [], samples: samples)
         counters.samplesWritten += saved.samples.count

@@ -96,12 +96,13 @@ extension WatchModel {
             workout = w
             if case .prepare = request {
                 guard w.state == .notStarted else { return [] }
-                return transition(&w, to: .prepared, at: now)
+                return transition(&w, to: .prepared, at: stamp(now))
             }
             guard w.state == .notStarted || w.state == .prepared, case .startActivity(_, let at) = request else { return [] }
             w.startDate = at
             var actions = transition(&w, to: .running, at: at)
-            w.resumeActive(at: max(at, now), interval: interval)
+            // `at` is a date on the watch's clock; the sensor's schedule runs on true time (R: F5).
+            w.resumeActive(at: max(time.clock.instant(reading: at), now), interval: interval)
             workout = w
             actions.append(event(.workoutStarted, now, ["activity": .string(w.activity.name), "session": .int(w.number)]))
             return actions
@@ -111,19 +112,19 @@ extension WatchModel {
             switch request {
             case .pause where from == .running:
                 w.pauseActive(at: now)
-                return transition(&w, to: .paused, at: now) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
+                return transition(&w, to: .paused, at: stamp(now)) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
             case .resume where from == .paused:
-                var actions = transition(&w, to: .running, at: now)
+                var actions = transition(&w, to: .running, at: stamp(now))
                 w.resumeActive(at: now, interval: interval)
                 workout = w
                 actions.append(event(.workoutResumed, now, ["activity": .string(w.activity.name)]))
                 return actions
             case .stopActivity(let at) where from == .running || from == .paused:
-                w.pauseActive(at: max(at, now))
+                w.pauseActive(at: max(time.clock.instant(reading: at), now))
                 return transition(&w, to: .stopped, at: at)
             case .end where from != .ended:
                 w.pauseActive(at: now)
-                return transition(&w, to: .ended, at: now)
+                return transition(&w, to: .ended, at: stamp(now))
             default:
                 return []
             }
@@ -134,7 +135,7 @@ extension WatchModel {
             }
             w.collecting = types
             w.collectionStart = at
-            w.resumeActive(at: max(at, now), interval: interval)
+            w.resumeActive(at: max(time.clock.instant(reading: at), now), interval: interval)
             workout = w
             call(.done(id: id, error: nil))
             return []
@@ -143,7 +144,7 @@ extension WatchModel {
                 call(.done(id: id, error: "errorInvalidArgument"))
                 return []
             }
-            w.pauseActive(at: max(at, now))
+            w.pauseActive(at: max(time.clock.instant(reading: at), now))
             w.collectionEnd = at
             workout = w
             call(.done(id: id, error: nil))
@@ -174,12 +175,14 @@ extension WatchModel {
         if let start = w.collectionStart {
             let reads = HealthReads(store: store, denied: [])
             for type in w.collecting ?? [] {
-                if case .objects(let found, _) = reads.answer(.samples(.sample(type), from: start, to: w.collectionEnd ?? now, uuids: nil, newestFirst: false, limit: nil)) {
+                if case .objects(let found, _) = reads.answer(.samples(.sample(type), from: start, to: w.collectionEnd ?? stamp(now), uuids: nil, newestFirst: false, limit: nil)) {
                     samples += found.filter { $0.source == .watchApp }
                 }
             }
         }
-        call(.workoutRecovered(id: id, w.recovered(session: session, samples: samples)))
+        var recovered = w.recovered(session: session, samples: samples)
+        recovered.activeSince = recovered.activeSince.map(stamp) // the app measures elapsed time with its Date()
+        call(.workoutRecovered(id: id, recovered))
         return [event(.workoutSession, now, ["session": .int(w.number), "recovered": true, "state": .string(w.state.name)])]
     }
 
@@ -189,7 +192,7 @@ extension WatchModel {
         w.state = state
         workout = w
         call(.workoutSessionChanged(session: w.session, to: state, from: from, date: date))
-        return [event(.workoutSession, date, ["session": .int(w.number), "from": .string(from.name), "to": .string(state.name)])]
+        return [event(.workoutSession, time.clock.instant(reading: date), ["session": .int(w.number), "from": .string(from.name), "to": .string(state.name)])]
     }
 
     /// `finishWorkout()`: the HKWorkout over the collection's interval, saved and synced; the
@@ -236,12 +239,12 @@ extension WatchModel {
             let t = (w.active + (due - (w.activeSince ?? due))).seconds
             let rate = heartRate.liveValue(activity: w.activity, steady: w.steady, t: t, noise: &w.noise, random: &w.random)
             if types.contains(.heartRate) {
-                made.append(HealthSample(uuid: uuids.next(at: due), type: .heartRate, start: due, end: due, value: rate, source: .watchApp))
+                made.append(HealthSample(uuid: uuids.next(at: due), type: .heartRate, start: stamp(due), end: stamp(due), value: rate, source: .watchApp))
             }
             if types.contains(.activeEnergyBurned) {
                 let kcal = HeartRateGenerator.activeEnergy(heartRate: rate, seconds: interval.seconds)
                 w.energy += kcal
-                made.append(HealthSample(uuid: uuids.next(at: due), type: .activeEnergyBurned, start: due - interval, end: due,
+                made.append(HealthSample(uuid: uuids.next(at: due), type: .activeEnergyBurned, start: stamp(due - interval), end: stamp(due),
                                          value: (kcal * 1_000).rounded() / 1_000, source: .watchApp))
             }
             w.readings += 1

@@ -142,7 +142,7 @@ extension WatchModel: WCAppHost {
             case .workout(let session, let asked):
                 actions += handleWorkout(session, asked, now: now)
             case .scheduleRefresh(let id, let at):
-                scheduleRefresh(id, at: at, now: now)
+                scheduleRefresh(id, at: time.clock.instant(reading: at), now: now) // a date on the watch's clock
             case .completeTask(let token, let snapshot):
                 actions += completeTask(token, snapshot: snapshot, now: now)
             case .beginBackgroundTask, .endBackgroundTask:

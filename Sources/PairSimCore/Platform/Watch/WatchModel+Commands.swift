@@ -23,7 +23,7 @@ extension WatchModel {
         CommandSpec("in-range", "", "back in range: held healthkit and watchconnectivity messages go"),
         CommandSpec("offline", "", "no network at all: both channels stop"),
         CommandSpec("online", "", "network back: both channels resume"),
-    ] + WCSessionCore.commands + [
+    ] + DeviceTime.commands + WCSessionCore.commands + [
         CommandSpec("status", "", "session, stores, outboxes and counters"),
         CommandSpec("help", "", "this list"),
     ]
@@ -96,6 +96,10 @@ extension WatchModel {
             case "import-health":
                 try requireRoom()
                 return try importHealth(args, now: now)
+            case "set-time", "set-time-zone":
+                let (reply, changed, change) = try time.command(line, node: node, now: now)
+                call(.timeChanged(change))
+                return ok(reply, [.emit(changed)])
             case "foreground", "background":
                 try args.expect(0...0)
                 return watchApp(onScreen: line.verb == "foreground", now: now)
@@ -174,6 +178,7 @@ extension WatchModel {
         }
         var object: JSONObject = ["node": "watch", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
         object.append("session", .object(session))
+        object.append("clock", .object(time.clock.fields(at: now)))
         if let hostedApp {
             var app: JSONObject = ["name": .string(hostedApp), "running": .bool(appRunning), "misbehaviours": .int(Int64(appMisbehaviours))]
             var counts = JSONObject()
@@ -198,7 +203,7 @@ extension WatchModel {
     }
 
     func status(now: EmulatedInstant) -> String {
-        var lines = ["watch at \(now) seed \(seed)"]
+        var lines = ["watch at \(now) seed \(seed)", time.statusLine(at: now)]
         if let live = session.live {
             let active = live.activeDuration(at: now)
             lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")

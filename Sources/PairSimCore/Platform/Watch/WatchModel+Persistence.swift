@@ -30,6 +30,7 @@ extension WatchModel {
         if keys.contains(.appDefaults), hostedApp != nil {
             values["watch.appDefaults"] = .object(appDefaults)
         }
+        if keys.contains(.clock) { values["watch.clock"] = time.clock.json }
         if keys.contains(.uuids) { values["watch.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
         if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
         if keys.contains(.jobs) {
@@ -63,6 +64,7 @@ extension WatchModel {
         bulk = values["watch.bulk"].flatMap(BulkWrite.init(json:))
         healthImport = values["watch.import"].flatMap(HealthImportJob.init(json:))
         if let json = values["wc"] { try wc.restore(json: json) }
+        if let clock = values["watch.clock"] { time.restore(try DeviceClock(json: clock, path: "watch.clock"), now: now) }
         restored = !state.isEmpty
     }
 }
@@ -79,5 +81,7 @@ struct WatchValues: OptionSet, Sendable {
     static let jobs = WatchValues(rawValue: 1 << 4)
     /// A developer's watch app's `AppDefaults`.
     static let appDefaults = WatchValues(rawValue: 1 << 5)
-    static let all = WatchValues(rawValue: (1 << 6) - 1)
+    /// The watch's clock (`time`).
+    static let clock = WatchValues(rawValue: 1 << 6)
+    static let all = WatchValues(rawValue: (1 << 7) - 1)
 }

@@ -27,13 +27,13 @@ extension WatchModel {
         var samples: [HealthSample] = []
         samples.reserveCapacity(values.count)
         for (time, value) in zip(times, values) {
-            samples.append(HealthSample(uuid: uuids.next(at: time), type: .heartRate, start: time, end: time, value: value, source: .watchApp))
+            samples.append(HealthSample(uuid: uuids.next(at: time), type: .heartRate, start: stamp(time), end: stamp(time), value: value, source: .watchApp))
         }
         let energy = HeartRateGenerator.activeEnergy(heartRates: values, activeSeconds: activeSeconds)
         var actions: [NodeAction] = []
         var workout: Workout?
         if failure == nil {
-            workout = Workout(uuid: uuids.next(at: now), activity: live.activity.name, start: live.start, end: now,
+            workout = Workout(uuid: uuids.next(at: now), activity: live.activity.name, start: stamp(live.start), end: stamp(now),
                               activeDuration: finished.activeDuration, activeEnergy: energy, source: .watchApp)
         }
         let (saved, ops) = store.save(workouts: workout.map { [$0] } ?? [], samples: samples)
@@ -93,7 +93,7 @@ extension WatchModel {
     /// The watch app's records for a finished session (its decision: see `SeedsWatchApp`).
     mutating func makeRecords(live: WorkoutSession.Live, finished: WorkoutSession.Finished, energy: Double,
                               workoutID: UUID?, now: EmulatedInstant) -> [ExerciseRecord] {
-        SeedsWatchApp.records(exercises: live.exercises, start: live.start, activeDuration: finished.activeDuration, energy: energy,
+        SeedsWatchApp.records(exercises: live.exercises, start: stamp(live.start), activeDuration: finished.activeDuration, energy: energy,
                               workoutID: workoutID) { uuids.next(at: now) }
     }
 
@@ -101,7 +101,7 @@ extension WatchModel {
         try args.expect(2...2, options: ["duration"])
         let (type, value, duration) = try args.sampleValue()
         let start = max(.zero, now - duration)
-        let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: start, end: now, value: value, source: .watchApp)
+        let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: stamp(start), end: stamp(now), value: value, source: .watchApp)
         let (saved, ops) = store.save(workouts: [], samples: [sample])
         counters.samplesWritten += saved.samples.count
         let actions = ops.map(NodeAction.persist) + [

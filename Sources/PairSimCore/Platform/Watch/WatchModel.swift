@@ -40,6 +40,8 @@ public struct WatchModel: NodeModel {
     public internal(set) var counters = WatchCounters()
     /// True when `restore` found earlier state (the node resumed rather than started fresh).
     public internal(set) var restored = false
+    /// The watch's own clock: what the app's `Date()` reads and what the watch stamps (R: F5).
+    public internal(set) var time: DeviceTime { didSet { touched.insert(.clock) } }
     // A watch app of the developer's (R: A8): nil runs the seeds' app built into this platform.
     /// The hosted watch app's name.
     public let hostedApp: String?
@@ -93,7 +95,11 @@ public struct WatchModel: NodeModel {
         heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
         // The seeds' app has its session always activated; a hosted app activates its own.
         wc = WCSessionCore(node: .watch, config: topology.watchConnectivity, seed: seed, activated: app == nil)
+        time = DeviceTime(clock: topology.watch.clock.clock(seed: seed, node: .watch, since: .zero), now: .zero)
     }
+
+    /// What the watch's clock reads at true instant `t`: the date it stamps on what it makes (R: F5).
+    func stamp(_ t: EmulatedInstant) -> EmulatedInstant { time.clock.reading(at: t) }
 
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
         .emit(Event(at: now, node: .watch, name, level: level, fields: fields))
@@ -112,6 +118,7 @@ public struct WatchModel: NodeModel {
             .earliest(wc.nextDeadline)
             .earliest(sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt))
             .earliest(hostedApp == nil ? nil : hostedDeadline)
+            .earliest(time.nextTransition)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
@@ -123,7 +130,7 @@ public struct WatchModel: NodeModel {
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored),
             "session": .string(session.stateName),
-        ])] + refreshReachability(now: now)
+        ])] + time.startEvent(node: node, now: now) + refreshReachability(now: now)
     }
 
     public mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
@@ -138,6 +145,10 @@ public struct WatchModel: NodeModel {
         actions += advanceWatchConnectivity(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
         if hostedApp != nil { actions += advanceHostedApp(now: now) }
+        if let changed = time.advance(node: node, to: now) {
+            actions.append(.emit(changed))
+            call(.timeChanged(.daylightSaving))
+        }
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.
             nextRestingAt = due + interval > now ? due + interval : now + interval
@@ -201,7 +212,7 @@ public struct WatchModel: NodeModel {
     mutating func writeRestingSample(now: EmulatedInstant) -> [NodeAction] {
         restingCount += 1
         let value = heartRate.restingValue(index: restingCount, seed: seed)
-        let sample = HealthSample(uuid: uuids.next(at: now), type: .heartRate, start: now, end: now, value: value, source: .watchApp)
+        let sample = HealthSample(uuid: uuids.next(at: now), type: .heartRate, start: stamp(now), end: stamp(now), value: value, source: .watchApp)
         let (saved, ops) = store.save(workouts: [], samples: [sample])
         counters.samplesWritten += saved.samples.count
         return ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)

@@ -1,0 +1,24 @@
+import Foundation
+import Synchronization
+
+/// `TimeZone.current` (and `Calendar.current`, new `DateFormatter`s) answer with the zone of the
+/// device whose app is running (R: F5). Foundation keeps one zone per process, so the first
+/// delivery sets it and a delivery on a device in another zone switches it: `TZ` for the system
+/// zone, `NSTimeZone.default` for what formatters and calendars take. A process that hosts one app
+/// (a node) switches only when the user changes the zone; `simulate`, which runs both devices'
+/// apps on one thread, switches between deliveries when the two zones differ. Never the host
+/// machine's zone: a run reads the same wherever it runs.
+enum DeviceTimeZone {
+    private static let applied = Mutex<String?>(nil)
+
+    static func use(_ identifier: String) {
+        applied.withLock { current in
+            guard current != identifier, let zone = TimeZone(identifier: identifier) else { return }
+            setenv("TZ", identifier, 1)
+            NSTimeZone.resetSystemTimeZone()
+            NSTimeZone.default = zone
+            _ = TimeZone.current // read once here, under the lock, so no other thread reads TZ half-set
+            current = identifier
+        }
+    }
+}
