@@ -64,6 +64,25 @@ struct RestartTests {
         #expect(status["stores"]?["workouts"] == 0 && status["stores"]?["samples"] == 2, "\(status)")
         #expect(pair.events(.phone).filter { $0.name == "hk.saved" }.count == 2)
     }
+
+    @Test("the user's set-time and set-time-zone outlive kill -9; status --json shows the clock; a bad zone is refused", .timeLimit(.minutes(5)))  // R: F5
+    func deviceClockSurvivesKill() async throws {
+        let pair = try PairHarness("e2e-clock")
+        defer { pair.stopAll() }
+        let epoch = PairHarness.now()
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch)
+        #expect(try pair.must(.phone, "set-time-zone Asia/Tokyo").hasPrefix("phone time zone Asia/Tokyo: it reads 1970-01-01T09:"))
+        #expect(try pair.must(.phone, "set-time 2026-03-29T00:58:00Z").hasPrefix("phone clock set: it reads 2026-03-29T09:58:00"))
+        let refused = try pair.ctl(.phone, "set-time-zone Mars/Olympus")
+        #expect(!refused.ok && refused.text.contains("unknown time zone \"Mars/Olympus\""), "\(refused.text)")
+        try await pair.waitFor(.phone, "the clock change logged") { $0.name == "clock.set" }
+        await pair.stop("phone", signal: SIGKILL)
+        try await pair.startNode(.phone, epoch: epoch)
+        let clock = try pair.status(.phone)["clock"]
+        #expect(clock?["timeZone"] == "Asia/Tokyo" && (clock?["reads"]?.stringValue ?? "").hasPrefix("2026-03-29T"), "\(String(describing: clock))")
+        #expect(pair.events(.phone).contains { $0.name == "clock.started" && $0["timeZone"] == "Asia/Tokyo" })
+    }
 }
 
 @Suite("End to end: one node per data directory, one pair per topology")

@@ -144,6 +144,8 @@ enum StateTables {
                                        try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])
         case "watch.import": try writeImport(value, db)
         case "phone.clock", "watch.clock":
+            // Written by an older migration (v2 moving v1's values) before v8 made the table: skipped as unknown there.
+            guard try db.tableExists("device_clock") else { throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)") }
             let clock = value.objectValue ?? [:]
             try db.execute(sql: """
                 INSERT OR REPLACE INTO device_clock (id, node, offset_ms, drift_ppm, since_ms, time_zone) VALUES (1, ?, ?, ?, ?, ?)
