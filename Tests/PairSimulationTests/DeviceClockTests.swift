@@ -169,6 +169,36 @@ struct DeviceClockTests {
         #expect(Self.notified(run).map(\.at) == [.minutes(5), .minutes(7)], "the set-time, then daylight saving")
     }
 
+    @Test("local midnight on the phone's clock calls applicationSignificantTimeChange; a suspended app hears it once when it runs again")  // R: F5
+    func midnight() throws {
+        // Tokyo is UTC+9: its midnights fall at 15:00 and 39:00 true time.
+        let awake = try Self.run(overrides: "overrides:\n  phone: { clock: { timeZone: Asia/Tokyo } }", "  - { at: 1m, phone: status }", duration: "16h")
+        #expect(Self.notified(awake).map(\.at) == [.hours(15)])
+        let asleep = try Self.run(overrides: "overrides:\n  phone: { clock: { timeZone: Asia/Tokyo } }", """
+              - { at: 1m, phone: background }
+              - { at: 40h, phone: foreground }
+            """, duration: "41h")
+        #expect(Self.notified(asleep).map(\.at) == [.hours(40)], "two midnights while suspended: one call when it runs again")
+    }
+
+    @Test("a daily budget starts again at the device's local midnight, daylight saving included")  // R: F4, F5
+    func localDailyBudget() throws {
+        let tokyo = DeviceClock(timeZone: "Asia/Tokyo")
+        var budget = DailyBudget()
+        #expect(budget.remaining(of: 2, now: .zero, clock: tokyo) == 2)
+        budget.take(); budget.take()
+        #expect(budget.remaining(of: 2, now: .zero + .hours(14) + .minutes(59), clock: tokyo) == 0)
+        #expect(budget.nextDay(clock: tokyo) == .zero + .hours(15))
+        #expect(budget.remaining(of: 2, now: .zero + .hours(15), clock: tokyo) == 2)
+        // New York's clock set to 7 March 2026 (EST); the 8th's midnight is 05:00 UTC, the 9th's
+        // 04:00 UTC (EDT began in between): 23 hours apart.
+        let start = try #require(DeviceClock.parseISO("2026-03-07T12:00:00-05:00"))
+        let york = DeviceClock(offset: start - .zero, timeZone: "America/New_York")
+        let eighth = york.startOfLocalDay(york.localDay(at: .zero) + 1), ninth = york.startOfLocalDay(york.localDay(at: .zero) + 2)
+        #expect(york.localText(at: eighth) == "2026-03-08T00:00:00.000-05:00" && york.localText(at: ninth) == "2026-03-09T00:00:00.000-04:00")
+        #expect(ninth - eighth == .hours(23))
+    }
+
     // MARK: What each device stamps
 
     @Test("the watch stamps a workout and its samples on its own clock and HealthKit sync keeps the stamps; the phone's clock does not touch them")  // R: F5

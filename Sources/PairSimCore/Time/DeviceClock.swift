@@ -97,6 +97,22 @@ public struct DeviceClock: Hashable, Sendable {
         return max(instant(reading: Self.instant(next)), t + .milliseconds(1))
     }
 
+    /// Days since 1970-01-01 on the device's calendar (its clock, in its zone) at true instant `t`.
+    public func localDay(at t: EmulatedInstant) -> Int64 {
+        let local = reading(at: t).milliseconds + Int64(utcOffset(at: t)) * 1_000
+        return local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
+    }
+
+    /// The true instant at which the device's clock reaches the local midnight that begins `day`.
+    public func startOfLocalDay(_ day: Int64) -> EmulatedInstant {
+        // The zone's offset at that midnight: found from a guess, then checked once (a day that
+        // begins in a daylight-saving change keeps the offset before it).
+        let midnight = day * 86_400_000
+        var offset = Int64(zone.secondsFromGMT(for: Self.date(EmulatedInstant(milliseconds: midnight)))) * 1_000
+        offset = Int64(zone.secondsFromGMT(for: Self.date(EmulatedInstant(milliseconds: midnight - offset)))) * 1_000
+        return instant(reading: EmulatedInstant(milliseconds: midnight - offset))
+    }
+
     /// The reading at `t` as local ISO 8601 with the zone's offset: `2026-03-29T03:00:00.000+02:00`.
     public func localText(at t: EmulatedInstant) -> String {
         Self.isoText(reading(at: t), utcOffset: utcOffset(at: t))

@@ -222,7 +222,7 @@ public final class WCSession: @unchecked Sendable {
     /// day with a complication on the active face, 0 without); past them the data goes as user info.
     public var remainingComplicationUserInfoTransfers: Int {
         guard let runtime = AppRuntime.current else { return 0 }
-        return runtime.now.milliseconds / 86_400_000 == complicationDay ? complicationRemaining : complicationPerDay
+        return runtime.clock.localDay(at: runtime.now) == complicationDay ? complicationRemaining : complicationPerDay
     }
     var complicationRemaining = 0, complicationPerDay = 0
     var complicationDay: Int64 = 0
@@ -294,7 +294,7 @@ public final class WCSession: @unchecked Sendable {
                 // The platform counts it too and confirms with the next budget it sends.
                 transfer.isCurrentComplicationInfo = true
                 complicationRemaining = remaining - 1
-                complicationDay = runtime.now.milliseconds / 86_400_000
+                complicationDay = runtime.clock.localDay(at: runtime.now)
             }
             return .wcTransferComplication(id: transfer.id, payload: payload)
         }

@@ -43,7 +43,7 @@ public enum AppCall: Hashable, Sendable {
     /// The app's `sendMessage` `id` failed (its error handler), with the `WCError` code name.
     case wcFailed(id: Int, code: String)
     /// The iPhone app's complication budget (`isComplicationEnabled`,
-    /// `remainingComplicationUserInfoTransfers`): `remaining` on emulated day `day`, `perDay` from
+    /// `remainingComplicationUserInfoTransfers`): `remaining` on the phone's local day `day` (days since 1970 on its clock, in its zone), `perDay` from
     /// the next day on (R: F4).
     case wcComplication(enabled: Bool, remaining: Int, day: Int64, perDay: Int)
     /// The app's transfer `id` finished (`didFinish`); `error` nil: the watch has it;

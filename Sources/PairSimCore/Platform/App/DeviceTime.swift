@@ -5,10 +5,21 @@ public struct DeviceTime: Hashable, Sendable {
     public private(set) var clock: DeviceClock
     /// The true instant of the zone's next daylight-saving change (nil: none ahead).
     public private(set) var nextTransition: EmulatedInstant?
+    /// The true instant of the device's next local midnight.
+    public private(set) var nextMidnight: EmulatedInstant
 
     public init(clock: DeviceClock, now: EmulatedInstant) {
         self.clock = clock
         nextTransition = clock.nextTransition(after: now)
+        nextMidnight = clock.startOfLocalDay(clock.localDay(at: now) + 1)
+    }
+
+    /// When `advance` next has something to do.
+    public var nextDeadline: EmulatedInstant { nextTransition.map { min($0, nextMidnight) } ?? nextMidnight }
+
+    mutating func reschedule(now: EmulatedInstant) {
+        nextTransition = clock.nextTransition(after: now)
+        nextMidnight = clock.startOfLocalDay(clock.localDay(at: now) + 1)
     }
 
     public static let commands: [CommandSpec] = [
@@ -35,7 +46,7 @@ public struct DeviceTime: Hashable, Sendable {
             }
             guard abs(reading.milliseconds) < Int64(1) << 50 else { throw CommandError("set-time: \"\(text.prefix(64))\" is too far from 1970") }
             clock.set(reading: reading, at: now)
-            nextTransition = clock.nextTransition(after: now)
+            reschedule(now: now)
             let event = Event(at: now, node: node, .clockSet, fields: ["from": .string(before), "to": .string(clock.localText(at: now)),
                                                                        "offsetMs": .int((clock.reading(at: now) - now).milliseconds)])
             return ("\(node.rawValue) clock set: it reads \(clock.localText(at: now))", event, .clock)
@@ -45,7 +56,7 @@ public struct DeviceTime: Hashable, Sendable {
             }
             let from = clock.timeZone
             clock.timeZone = text
-            nextTransition = clock.nextTransition(after: now)
+            reschedule(now: now)
             let event = Event(at: now, node: node, .clockTimeZone, fields: ["from": .string(from), "to": .string(text),
                                                                             "reads": .string(clock.localText(at: now))])
             return ("\(node.rawValue) time zone \(text): it reads \(clock.localText(at: now))", event, .timeZone)
@@ -64,20 +75,30 @@ public struct DeviceTime: Hashable, Sendable {
         return [.emit(Event(at: now, node: node, .clockStarted, fields: clock.fields(at: now)))]
     }
 
-    /// Daylight saving began or ended at or before `now`: its event (nil: nothing due).
-    public mutating func advance(node: NodeName, to now: EmulatedInstant) -> Event? {
-        guard let due = nextTransition, due <= now else { return nil }
-        nextTransition = clock.nextTransition(after: due)
-        let saving = clock.isDaylightSaving(at: due)
-        return Event(at: due, node: node, .clockDaylightSaving, fields: [
-            "timeZone": .string(clock.timeZone), "daylightSaving": .bool(saving), "reads": .string(clock.localText(at: due)),
-        ])
+    /// Daylight saving began or ended (its event), or a new day began on the device (no event),
+    /// at or before `now`: what the app hears (nil: nothing due).
+    public mutating func advance(node: NodeName, to now: EmulatedInstant) -> (actions: [NodeAction], change: TimeChange?) {
+        guard nextDeadline <= now else { return ([], nil) }
+        var actions: [NodeAction] = []
+        var change: TimeChange?
+        if let due = nextTransition, due <= now {
+            nextTransition = clock.nextTransition(after: due)
+            actions.append(.emit(Event(at: due, node: node, .clockDaylightSaving, fields: [
+                "timeZone": .string(clock.timeZone), "daylightSaving": .bool(clock.isDaylightSaving(at: due)), "reads": .string(clock.localText(at: due)),
+            ])))
+            change = .daylightSaving
+        }
+        if nextMidnight <= now {
+            nextMidnight = clock.startOfLocalDay(clock.localDay(at: now) + 1)
+            change = change ?? .midnight
+        }
+        return (actions, change)
     }
 
     /// After a restart: the persisted clock (a user's changes outlive the process, as on a device).
     public mutating func restore(_ clock: DeviceClock, now: EmulatedInstant) {
         self.clock = clock
-        nextTransition = clock.nextTransition(after: now)
+        reschedule(now: now)
     }
 }
 
@@ -90,4 +111,6 @@ public enum TimeChange: String, Hashable, Sendable {
     case timeZone
     /// Daylight saving began or ended.
     case daylightSaving
+    /// A new day began (the device's local midnight).
+    case midnight
 }

@@ -53,7 +53,7 @@ extension PhonePlatform {
                 return reboot(now: now)
             case "set-time", "set-time-zone":
                 let (reply, changed, change) = try time.command(line, node: node, now: now)
-                call(.timeChanged(change))
+                timeChanged(change)
                 return CommandResult(ok: true, reply: reply, actions: [.emit(changed)])
             case "plug-in", "unplug":
                 try args.expect(0...0)

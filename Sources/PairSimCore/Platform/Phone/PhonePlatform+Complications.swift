@@ -6,7 +6,7 @@ extension PhonePlatform {
     /// What is left of today's budget (none without a complication on the face).
     mutating func complicationRemaining(now: EmulatedInstant) -> Int {
         let perDay = topology.watch.complicationOnActiveFace ? topology.watch.complicationTransfersPerDay : 0
-        return complicationBudget.remaining(of: perDay, now: now)
+        return complicationBudget.remaining(of: perDay, now: now, clock: time.clock)
     }
 
     mutating func announceComplicationBudget(now: EmulatedInstant) {

@@ -5,9 +5,9 @@ extension PhonePlatform {
     mutating func reloadWidgets(_ kind: String?, now: EmulatedInstant) -> [NodeAction] {
         let name = kind ?? "all"
         if app.isOnScreen { return [event(.widgetReloaded, now, ["kind": .string(name), "counted": false])] }
-        let remaining = widgetBudget.remaining(of: config.app.widgetReloadsPerDay, now: now)
+        let remaining = widgetBudget.remaining(of: config.app.widgetReloadsPerDay, now: now, clock: time.clock)
         guard remaining > 0 else {
-            if widgetReloadsWaiting.isEmpty { timers.schedule(.widgetBudget, at: widgetBudget.nextDay) }
+            if widgetReloadsWaiting.isEmpty { timers.schedule(.widgetBudget, at: widgetBudget.nextDay(clock: time.clock)) }
             if !widgetReloadsWaiting.contains(kind ?? "") { widgetReloadsWaiting.append(kind ?? "") }
             return [event(.widgetThrottled, now, level: .warning, ["kind": .string(name), "reason": "the day's reload budget is spent; it reloads tomorrow"])]
         }

@@ -169,6 +169,13 @@ public struct PhonePlatform: NodeModel {
         time = DeviceTime(clock: config.clock.clock(seed: seed, node: .phone, since: .zero), now: .zero)
     }
 
+    /// The app hears of a time change (`applicationSignificantTimeChange`): once while it is
+    /// suspended, however many happen ("queued until your app returns to the foreground").
+    mutating func timeChanged(_ change: TimeChange) {
+        if app == .suspended, heldCalls.contains(where: { if case .timeChanged = $0 { true } else { false } }) { return }
+        call(.timeChanged(change))
+    }
+
     func event(_ name: EventName, _ now: EmulatedInstant, level: Event.Level = .info, _ fields: JSONObject = [:]) -> NodeAction {
         .emit(Event(at: now, node: .phone, name, level: level, fields: fields))
     }
@@ -177,7 +184,7 @@ public struct PhonePlatform: NodeModel {
     public var reads: HealthReads { HealthReads(store: store, denied: denied) }
 
     public var nextDeadline: EmulatedInstant? {
-        sync.nextDeadline.earliest(timers.peekDeadline).earliest(wc.nextDeadline).earliest(time.nextTransition)
+        sync.nextDeadline.earliest(timers.peekDeadline).earliest(wc.nextDeadline).earliest(time.nextDeadline)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
@@ -204,10 +211,9 @@ public struct PhonePlatform: NodeModel {
         while let (timer, _) = timers.popDue(now) {
             actions += fire(timer, now: now)
         }
-        if let changed = time.advance(node: node, to: now) {
-            actions.append(.emit(changed))
-            call(.timeChanged(.daylightSaving))
-        }
+        let (clockActions, change) = time.advance(node: node, to: now)
+        actions += clockActions
+        if let change { timeChanged(change) }
         return actions + advanceWatchConnectivity(now: now)
     }
 

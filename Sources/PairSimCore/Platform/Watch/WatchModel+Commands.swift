@@ -97,8 +97,7 @@ extension WatchModel {
                 try requireRoom()
                 return try importHealth(args, now: now)
             case "set-time", "set-time-zone":
-                let (reply, changed, change) = try time.command(line, node: node, now: now)
-                call(.timeChanged(change))
+                let (reply, changed, _) = try time.command(line, node: node, now: now)
                 return ok(reply, [.emit(changed)])
             case "foreground", "background":
                 try args.expect(0...0)

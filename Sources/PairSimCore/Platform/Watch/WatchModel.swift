@@ -118,7 +118,7 @@ public struct WatchModel: NodeModel {
             .earliest(wc.nextDeadline)
             .earliest(sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt))
             .earliest(hostedApp == nil ? nil : hostedDeadline)
-            .earliest(time.nextTransition)
+            .earliest(time.nextDeadline)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
@@ -145,10 +145,8 @@ public struct WatchModel: NodeModel {
         actions += advanceWatchConnectivity(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
         if hostedApp != nil { actions += advanceHostedApp(now: now) }
-        if let changed = time.advance(node: node, to: now) {
-            actions.append(.emit(changed))
-            call(.timeChanged(.daylightSaving))
-        }
+        // watchOS tells its apps of no significant time change: their Date() simply reads the new time.
+        actions += time.advance(node: node, to: now).actions
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.
             nextRestingAt = due + interval > now ? due + interval : now + interval
