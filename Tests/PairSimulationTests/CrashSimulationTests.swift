@@ -89,6 +89,27 @@ struct CrashSimulationTests {
         #expect(simulator.phoneStore.workouts.count == 1)
     }
 
+    @Test("a watch killed while out of range comes back out of range: what it makes waits for in-range, which ends the partition as documented")  // R: K9
+    func outOfRangeSurvivesKill() throws {
+        var simulator = Simulator(try ScenarioLoader.parse(yaml: """
+            name: out-of-range-kill
+            duration: 2h
+            topology: ../../Topologies/instant.yaml
+            timeline:
+              - { at: 1m, watch: out-of-range }
+              - { at: 2m, watch: kill-node }
+              - { at: 3m, watch: restart-node }
+              - { at: 5m, watch: "write-sample weight 70.5" }
+              - { at: 1h, watch: in-range }
+            """, file: Repository.scenarios + "/inline.yaml"))
+        simulator.run()
+        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        let saved = try #require(simulator.events.first { $0.node == .phone && $0.name == "hk.saved" && $0["type"] == "bodyMass" })
+        #expect(saved.at >= .zero + .hours(1), "held until in-range, not sent after the restart at 3m")
+        let ends = simulator.events.filter { $0.node == .watch && $0.name == "sync.partition.end" }
+        #expect(ends.count == 2 && ends.allSatisfy { $0.at == .zero + .hours(1) && $0["reason"] == "out-of-range" }, "\(ends)")
+    }
+
     @Test("the nemesis is drawn from the seed, stays in the first 90% of the run, and a correct build passes its invariants")  // R: V2, V3
     func nemesisInvariants() throws {
         let week = try ScenarioLoader.load(path: Repository.scenarios + "/week-of-normal-life.yaml")

@@ -151,6 +151,10 @@ enum StateTables {
                 INSERT OR REPLACE INTO device_clock (id, node, offset_ms, drift_ppm, since_ms, time_zone) VALUES (1, ?, ?, ?, ?, ?)
                 """, arguments: [String(key.prefix { $0 != "." }), clock["offset"]?.intValue ?? 0, clock["drift"]?.doubleValue ?? 0,
                                  clock["since"]?.intValue ?? 0, clock["timeZone"]?.stringValue ?? "UTC"])
+        case "watch.partitions":
+            guard try db.tableExists("watch_partitions") else { throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)") }
+            try db.execute(sql: "DELETE FROM watch_partitions")
+            for reason in value.arrayValue ?? [] { try db.execute(sql: "INSERT INTO watch_partitions (reason) VALUES (?)", arguments: [reason.stringValue]) }
         case "watch.hostedSessions":
             try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
         case "watch.hostedWorkout": try writeHostedWorkout(value, db)
@@ -319,6 +323,8 @@ enum StateTables {
             values["watch.hostedSessions"] = .int(sessions)
         }
         if let workout = try readHostedWorkout(db) { values["watch.hostedWorkout"] = workout }
+        let partitions = try String.fetchAll(db, sql: "SELECT reason FROM watch_partitions ORDER BY reason")
+        if !partitions.isEmpty { values["watch.partitions"] = .array(partitions.map(JSON.string)) }
         if let clock = try Row.fetchOne(db, sql: "SELECT * FROM device_clock WHERE id = 1") {
             values[(clock["node"] as String) + ".clock"] = .object([
                 "offset": .int(clock["offset_ms"]), "drift": .double(clock["drift_ppm"]), "since": .int(clock["since_ms"]),

@@ -151,7 +151,7 @@ extension WatchModel {
 
     mutating func partition(_ verb: String, now: EmulatedInstant) -> CommandResult {
         let reason = verb == "out-of-range" || verb == "in-range" ? "out-of-range" : "offline"
-        let channels: [Channel] = reason == "out-of-range" ? [.healthkit, .watchconnectivity] : Channel.allCases
+        let channels = Self.partitionChannels(reason)
         let on = verb == "out-of-range" || verb == "offline"
         var actions: [NodeAction] = []
         var changed: [Channel] = []
@@ -161,6 +161,7 @@ extension WatchModel {
             changed.append(channel)
         }
         guard !changed.isEmpty else { return ok("\(verb): nothing to change (already \(on ? "" : "not ")\(reason))") }
+        touched.insert(.partitions)
         let still = channels.filter { sync.isPartitioned($0, at: now) }
         return ok("\(verb): \(changed.map(\.rawValue).joined(separator: " and ")) \(on ? "stopped" : "no longer \(reason)")"
                   + (still.isEmpty || on ? "" : "; still held: \(still.map(\.rawValue).joined(separator: ", "))"), actions)

@@ -31,6 +31,7 @@ extension WatchModel {
             values["watch.appDefaults"] = .object(appDefaults)
         }
         if keys.contains(.clock) { values["watch.clock"] = time.clock.json }
+        if keys.contains(.partitions) { values["watch.partitions"] = .array(manualPartitions.map(JSON.string)) }
         if keys.contains(.uuids) { values["watch.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
         if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
         if keys.contains(.jobs) {
@@ -65,13 +66,32 @@ extension WatchModel {
         healthImport = values["watch.import"].flatMap(HealthImportJob.init(json:))
         if let json = values["wc"] { try wc.restore(json: json) }
         if let clock = values["watch.clock"] { time.restore(try DeviceClock(json: clock, path: "watch.clock"), now: now) }
+        // Out of range or offline when it stopped: so it comes back, until `in-range` / `online` (R: K9).
+        for reason in (values["watch.partitions"]?.arrayValue ?? []).compactMap(\.stringValue) where Self.partitionReasons.contains(reason) {
+            for channel in Self.partitionChannels(reason) { _ = sync.setPartition(channel, reason: reason, true, now: now) }
+        }
         restored = !state.isEmpty
+    }
+}
+
+extension WatchModel {
+    static let partitionReasons = ["offline", "out-of-range"]
+
+    /// The channels `out-of-range` (the radio link: HealthKit's sync and WatchConnectivity) or
+    /// `offline` (every channel) stops.
+    static func partitionChannels(_ reason: String) -> [Channel] {
+        reason == "out-of-range" ? [.healthkit, .watchconnectivity] : Channel.allCases
+    }
+
+    /// The partitions the user's commands hold now, in a fixed order.
+    var manualPartitions: [String] {
+        Self.partitionReasons.filter { reason in Self.partitionChannels(reason).contains { sync.isPartitioned($0, reason: reason) } }
     }
 }
 
 /// The watch's persistent values, by the properties they are made from.
 struct WatchValues: OptionSet, Sendable {
-    let rawValue: UInt8
+    let rawValue: UInt16
     static let session = WatchValues(rawValue: 1 << 0)
     /// `sessionCount`, `restingCount`, `nextRestingAt`, `failNextFinish`.
     static let counts = WatchValues(rawValue: 1 << 1)
@@ -83,5 +103,7 @@ struct WatchValues: OptionSet, Sendable {
     static let appDefaults = WatchValues(rawValue: 1 << 5)
     /// The watch's clock (`time`).
     static let clock = WatchValues(rawValue: 1 << 6)
-    static let all = WatchValues(rawValue: (1 << 7) - 1)
+    /// `out-of-range` / `offline` in force.
+    static let partitions = WatchValues(rawValue: 1 << 7)
+    static let all = WatchValues(rawValue: (1 << 8) - 1)
 }
