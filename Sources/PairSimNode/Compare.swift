@@ -42,7 +42,7 @@ struct Compare: ParsableCommand {
         }
         guard FileManager.default.fileExists(atPath: eventsPath) else { throw ValidationError("\(eventsPath): not found") }
         let events: [Event]
-        do { events = try EventLog.read(path: eventsPath) } catch { throw ValidationError("\(error)") }
+        events = EventLog.read(path: eventsPath)
         let label = URL(fileURLWithPath: directory).standardizedFileURL.lastPathComponent
         return ReportWriter.SavedRun(label: label, summary: summary, events: events)
     }

@@ -28,7 +28,7 @@ struct Log: ParsableCommand {
     func run() throws {
         if let node, NodeName(rawValue: node) == nil { throw ValidationError("--node must be watch or phone, got \"\(node)\"") }
         let topology = try loadTopology(file)
-        let merged = try EventLog.merged(topology)
+        let merged = EventLog.merged(topology)
         if let trace {
             let kept = merged.filter { event in
                 (node == nil || event.node.rawValue == node) && (self.event.map { event.name.hasPrefix($0) } ?? true)

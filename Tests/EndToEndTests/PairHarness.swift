@@ -110,7 +110,7 @@ final class PairHarness: @unchecked Sendable {
     }
 
     func events(_ node: NodeName) -> [Event] {
-        (try? EventLog.read(path: topology.nodes[node]!.data + "/events.jsonl")) ?? []
+        EventLog.read(path: topology.nodes[node]!.data + "/events.jsonl")
     }
 
     func output(_ label: String) -> String {

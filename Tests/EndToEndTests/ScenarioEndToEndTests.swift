@@ -95,7 +95,7 @@ struct ScenarioEndToEndTests {
     /// An event log as a sorted list of lines, less what a driver stamps of its own: the boot id
     /// and the process's endpoints and time scale (and byte counts, which carry the boot id).
     static func comparable(_ path: String) throws -> [String] {
-        try EventLog.read(path: path).compactMap { event -> String? in
+        EventLog.read(path: path).compactMap { event -> String? in
             // Logged by one driver only (docs/SCENARIOS.md#stepped-time): a process says when it
             // is ready; the simulator logs the kills it plays; `node.stopped` counts the bytes of
             // the hello, which carries the boot id.

@@ -127,7 +127,9 @@ public struct ScenarioRunner {
             else if (try? ctl(node, "shutdown", timeout: 2_000))?.ok != true { child.signal(SIGTERM) }
         }
         ChildProcess.stopAll(children, signal: nil) { failed.append("\($0.name) did not stop within 10 s") }
-        let events = try EventLog.merged(topology)
+        var badLines: [EventLog.BadLine] = []
+        let events = EventLog.merged(topology, badLines: &badLines)
+        EventLog.report(badLines)
         let state = try JournaledStorage(directory: topology.nodes[.phone]!.data).load()
         let charts = WorkoutCharts.make(workouts: state.workouts.map(\.0),
                                         heartRate: state.samples.map(\.0).filter { $0.type == .heartRate })
