@@ -48,6 +48,18 @@ struct ControlEndToEndTests {
         #expect(String(decoding: reply[0], as: UTF8.self) == "error")
         #expect(String(decoding: reply[1], as: UTF8.self).contains("one frame"))
         #expect(try pair.ctl(.watch, "ping").ok)
+        // `at MS COMMAND` (R: K9): run at that very instant; its reply waits; the past runs at once.
+        for (command, says) in [("at soon status", "at: expected at <milliseconds> <command>"), ("at 5", "at: expected"),
+                                ("at 5 ping", "ping cannot be scheduled"), ("at 5 at 6 status", "at cannot be scheduled")] {
+            let reply = try pair.ctl(.watch, command)
+            #expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")
+        }
+        #expect(try pair.must(.watch, "at 0 fail-finish").contains("will fail"))
+        let now = try pair.status(.watch)["at"]?.intValue ?? 0
+        let target = now + 3_000 * 60 // three wall seconds ahead at the harness's 60×
+        #expect(try pair.ctl(.watch, "at \(target) write-sample weight 70.5", timeoutMilliseconds: 30_000).ok)
+        try await pair.waitFor(.watch, "the scheduled sample") { $0.name == "sample.written" }
+        #expect(pair.events(.watch).first { $0.name == "sample.written" }?.at == EmulatedInstant(milliseconds: target))
     }
 
     @Test("status --json is one typed JSON object per node, every key documented in COMMANDS.md", .timeLimit(.minutes(5)))  // R: K4

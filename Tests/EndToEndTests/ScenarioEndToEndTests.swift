@@ -46,6 +46,28 @@ struct ScenarioEndToEndTests {
         }
     }
 
+    @Test("topology run starts the timeline when both nodes are ready and lands each command at its instant: a 30-minute workout has simulate's 361 samples", .timeLimit(.minutes(5)))  // R: K9
+    func runKeepsItsWord() async throws {
+        let dir = Self.temporary("on-time")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/on-time.yaml"
+        try """
+            name: on-time
+            topology: \(Self.scenarios)/../default.yaml
+            duration: 35m
+            timeline:
+              - { at: 1m, watch: start-workout running }
+              - { at: 31m, watch: finish-workout }
+            expect:
+              - { eventually: "watch workout.finished duration=30m samples=361" }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try await Self.topology(["run", file, "--time-scale", "600", "--dir", dir + "/run"])
+        #expect(run.status == 0, "\(run.output)")
+        let started = EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "workout.started" }
+        #expect(started?.at == .zero + .minutes(1), "the first command at 1m, not when the launcher's clock got there: \(String(describing: started?.at))")
+    }
+
     @Test("a failing simulation says how to reproduce it and exits non-zero", .timeLimit(.minutes(5)))  // R: P6
     func failingSimulation() async throws {
         let dir = Self.temporary("fail")

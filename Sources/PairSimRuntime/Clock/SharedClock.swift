@@ -39,6 +39,13 @@ public final class SharedClock: @unchecked Sendable {
     /// The current emulated instant.
     public var now: EmulatedInstant { EmulatedInstant(milliseconds: value.pointee.load(ordering: .acquiring)) }
 
+    /// The raw value: used as an epoch file (`--epoch-file`), Unix milliseconds of emulated time
+    /// zero, 0 until the launcher knows it.
+    public var raw: Int64 { value.pointee.load(ordering: .acquiring) }
+
+    /// Sets the raw value once (the launcher, for an epoch file).
+    public func store(raw: Int64) { value.pointee.store(raw, ordering: .releasing) }
+
     /// Moves the clock to `instant` (the launcher only; never backwards).
     public func set(_ instant: EmulatedInstant) {
         precondition(instant >= now, "Invalid state: the stepped clock moved back from \(now) to \(instant)")

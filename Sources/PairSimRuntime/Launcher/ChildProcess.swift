@@ -182,6 +182,8 @@ public struct NodeLaunch: Sendable {
     public var app: String?
     /// The launcher's stepped clock (`--stepped-clock`): then neither epoch nor time scale is passed.
     public var steppedClock: String?
+    /// The launcher's epoch file (`--epoch-file`): the epoch is written there once the pair is ready.
+    public var epochFile: String?
 
     public init(node: NodeName, topologyPath: String, epochUnixMilliseconds: Int64) {
         self.node = node
@@ -193,6 +195,9 @@ public struct NodeLaunch: Sendable {
         var arguments = ["--topology", topologyPath]
         if let steppedClock {
             arguments += ["--stepped-clock", steppedClock]
+        } else if let epochFile {
+            arguments += ["--epoch-file", epochFile]
+            if let timeScale { arguments += ["--time-scale", String(timeScale)] }
         } else {
             arguments += ["--epoch", String(epochUnixMilliseconds)]
             if let timeScale { arguments += ["--time-scale", String(timeScale)] }

@@ -45,10 +45,14 @@ public struct ScenarioRunner {
         let topologyPath = directory + "/topology.yaml"
         try yaml.write(toFile: topologyPath, atomically: true, encoding: .utf8)
         let topology = try TopologyLoader.load(path: topologyPath)
-        let steppedPath = directory + "/clock"
+        let steppedPath = directory + "/clock", epochPath = directory + "/epoch"
+        // Wall time starts when both nodes are up and paired, not when the first was launched:
+        // until then it stands at zero in both (their epoch file holds 0), so the timeline's
+        // instants are the pair's (R: K9). Starting two processes takes wall seconds, which at
+        // 600× were 18–27 emulated seconds of the timeline gone before it began.
         let clock = self.clock == .stepped
             ? EmulatedClock(stepped: try SharedClock(path: steppedPath, create: true))
-            : EmulatedClock(epochUnixMilliseconds: Int64(EmulatedClock.wallMilliseconds()), timeScale: topology.timeScale)
+            : EmulatedClock(epochFile: try SharedClock(path: epochPath, create: true), timeScale: topology.timeScale)
         var children: [ChildProcess] = []
         defer { ChildProcess.stopAll(children, signal: SIGKILL, grace: 0) }
         let context = try Context()
@@ -67,7 +71,7 @@ public struct ScenarioRunner {
             launch.fresh = fresh
             launch.parentPID = getpid()
             launch.app = node == .phone ? app : watchApp
-            if stepper != nil { launch.steppedClock = steppedPath }
+            if stepper != nil { launch.steppedClock = steppedPath } else { launch.epochFile = epochPath }
             let child = try launch.start(binDirectory: binDirectory, phoneBinary: phoneBinary, output: .errorsOnly)
             children.append(child)
             return child
@@ -81,18 +85,37 @@ public struct ScenarioRunner {
             stepper?.started(node)
         }
         try stepper?.waitUntilPaired()
+        if let epochFile = clock.epochFile {
+            // Paired: each node's peer has subscribed to it (`clock-status`'s `subscribed`).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try !NodeName.allCases.allSatisfy({ node in
+                let reply = try ctl(node, "clock-status")
+                return reply.ok && (try? JSONParser().parse(reply.text))?["subscribed"]?.boolValue == true
+            }) {
+                guard ContinuousClock.now < deadline else { throw RuntimeError("the nodes did not connect to each other within 30 s; the scenario did not begin") }
+                usleep(2_000)
+            }
+            epochFile.store(raw: Int64(EmulatedClock.wallMilliseconds().rounded(.up)))
+            // Each node's loop is waiting with no deadline in sight; a request wakes it to read the epoch.
+            for node in NodeName.allCases { _ = try ctl(node, "ping") }
+        }
         progress("pair ready at \(clock.now()) (" + (stepper == nil ? "time scale \(topology.timeScale)×" : "stepped time")
                  + "); \(scenario.timeline.count) command(s) over \(scenario.duration)")
         var failed: [String] = []
         var postponed: [NodeName: [TimelineEntry]] = [.watch: [], .phone: []]
-        func send(_ entry: TimelineEntry) throws {
-            let reply = try ctl(entry.node, entry.command, timeout: 30_000)
+        func send(_ entry: TimelineEntry, scheduled: Bool = false) throws {
+            // In wall time a request takes a millisecond or two to arrive — a second or more of
+            // emulated time at 600× — so it goes a little ahead as `at MS COMMAND`, and the node runs
+            // it at its very instant (R: K9). Stepped time stands still while it travels.
+            let text = scheduled && stepper == nil ? "at \(entry.at.milliseconds) \(entry.command)" : entry.command
+            let reply = try ctl(entry.node, text, timeout: 30_000)
             progress("\(clock.now()) \(entry.node) \(entry.command) → \(reply.ok ? "ok" : "error: " + reply.text)")
             if let line = entry.problem(ok: reply.ok, reply: reply.text) { failed.append(line) }
             try stepper?.quiet()
         }
+        let lead = EmulatedDuration.milliseconds(Int64(Self.scheduleLead * (stepper == nil ? topology.timeScale : 0)))
         for entry in scenario.timeline {
-            try wait(until: entry.at)
+            try wait(until: entry.driverCommand == nil && entry.at - lead > .zero ? entry.at - lead : entry.driverCommand == nil ? .zero : entry.at)
             switch entry.driverCommand {
             case .killNode:
                 // kill -9: what the node did not commit is gone; its data directory stays.
@@ -114,7 +137,7 @@ public struct ScenarioRunner {
                 postponed[entry.node] = []
             case nil:
                 // A device whose process is down takes the command when it is back (as in simulate).
-                if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry) }
+                if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry, scheduled: true) }
             }
         }
         try wait(until: .zero + scenario.duration)
@@ -137,6 +160,9 @@ public struct ScenarioRunner {
                                verdicts: ExpectationChecker.check(scenario.expectations + scenario.invariants, events: events),
                                failedCommands: failed, charts: charts)
     }
+
+    /// How far ahead, in wall milliseconds, a timeline command is sent to wait at the node.
+    static let scheduleLead = 200.0
 
     func sleepUntil(_ instant: EmulatedInstant, _ clock: EmulatedClock) {
         while clock.now() < instant {

@@ -25,6 +25,8 @@ final class NodeLoop<Model: NodeModel> {
     let subscriber: Socket
     let control: Socket
     var stopping = false
+    /// A control request `at MS COMMAND` waiting for its instant; its reply waits with it (R: K9).
+    var scheduled: (at: EmulatedInstant, command: String)?
     /// Boot and turn handling shared with the simulator.
     var turns = NodeTurns()
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
@@ -102,7 +104,7 @@ final class NodeLoop<Model: NodeModel> {
             // acknowledgement it follows: single-sample p50 280 µs against 220 µs with the
             // millisecond's wait (5 runs each, same session). Events: see `EventSink`.
             let idleWork = storage.unsettledTurns > 0 || !sink.isEmpty
-            let deadline = Self.nextDeadline(of: &model)
+            let deadline = Self.nextDeadline(of: &model).earliest(scheduled?.at)
             let timeout = pollTimeout(until: deadline)
             let ready = try poller.poll(timeoutMilliseconds: idleWork ? min(1, timeout) : timeout)
             if idleWork, !ready.contains(where: { $0.contains(.readable) }), deadline.map({ $0 > options.clock.now() }) ?? true {
@@ -112,6 +114,15 @@ final class NodeLoop<Model: NodeModel> {
             }
             var actions: [NodeAction] = []
             var replies: [(CommandResult, @Sendable (CommandResult) -> Void)] = []
+            var controlReply: CommandResult?
+            if let due = scheduled, due.at <= options.clock.now() {
+                // First in the pass, at its own instant: what was due before it happens first.
+                scheduled = nil
+                if let next = Self.nextDeadline(of: &model), next <= due.at { actions += model.advance(to: due.at) }
+                let result = model.handleLogged(commandText: due.command, now: due.at)
+                actions += result.actions
+                controlReply = result
+            }
             if ready[publisherIndex].contains(.readable) { actions += try takeSubscriptions() }
             if ready[subscriberIndex].contains(.readable) { actions += try takeFrames() }
             if ready[mailboxIndex].contains(.readable) {
@@ -126,11 +137,22 @@ final class NodeLoop<Model: NodeModel> {
                     }
                 }
             }
-            var controlReply: CommandResult?
             var clockStatusAsked = false
-            if ready[controlIndex].contains(.readable), let request = try control.receiveMultipart(dontWait: true) {
+            // One request at a time (REP): none is taken while a scheduled one waits or was just answered.
+            if scheduled == nil, controlReply == nil, ready[controlIndex].contains(.readable), let request = try control.receiveMultipart(dontWait: true) {
                 if request.count != 1 {
                     controlReply = CommandResult(ok: false, reply: "a control request is one frame holding the command text; got \(request.count) frames")
+                } else if let at = NodeProcess.scheduledRequest(request[0]) {
+                    switch at {
+                    case .failure(let error):
+                        controlReply = .failure(error)
+                    case .success(let (instant, command)) where instant > options.clock.now():
+                        scheduled = (instant, command)
+                    case .success(let (_, command)):
+                        let result = handle(bytes: Array(command.utf8))
+                        actions += result.actions
+                        controlReply = result
+                    }
                 } else if Self.isClockStatus(request[0]) {
                     // Answered after this pass's turn, so the reply counts what the turn sent.
                     clockStatusAsked = true
@@ -237,6 +259,9 @@ final class NodeLoop<Model: NodeModel> {
            !(parsed.arguments.isEmpty && parsed.options.isEmpty) {
             return CommandResult(ok: false, reply: "\(parsed.verb): takes no arguments or options (\(parsed.verb))")
         }
+        if trimmed.hasPrefix("at ") {
+            return CommandResult(ok: false, reply: "at: only on the control socket, whose reply can wait for the instant")
+        }
         switch trimmed {
         case "ping":
             return CommandResult(ok: true, reply: "pong \(options.node) at \(options.clock.now())")
@@ -282,7 +307,24 @@ enum NodeProcess {
     static let maxCommandBytes = 65_536
 
     /// The process's own commands, listed by `help` after the model's.
+    /// `at MS COMMAND`: COMMAND to run when emulated time reaches MS (R: K9); nil when the request
+    /// is something else.
+    static func scheduledRequest(_ bytes: [UInt8]) -> Result<(EmulatedInstant, String), CommandError>? {
+        guard bytes.count > 3, bytes.count <= NodeProcess.maxCommandBytes, bytes[0] == 0x61, bytes[1] == 0x74, bytes[2] == 0x20 else { return nil }
+        let rest = String(decoding: bytes[3...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let number = rest.prefix { $0.isASCII && $0.isNumber }
+        let command = rest.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+        guard !number.isEmpty, number.count <= 15, let ms = Int64(number), rest.dropFirst(number.count).first == " ", !command.isEmpty else {
+            return .failure(CommandError("at: expected at <milliseconds> <command> (at 60000 start-workout running), got \"\(rest.prefix(64))\""))
+        }
+        guard !["at", "ping", "shutdown", "clock-status"].contains(command.prefix { $0 != " " }.lowercased()) else {
+            return .failure(CommandError("at: \(command.prefix { $0 != " " }) cannot be scheduled; at schedules the node's own commands"))
+        }
+        return .success((EmulatedInstant(milliseconds: ms), command))
+    }
+
     static let processCommands = [
+        CommandSpec("at", "<ms> <command…>", "on the control socket: run the command when emulated time reaches <ms> (at once if it has), at that very instant; the reply, and any other request, waits until then (topology run sends each timeline command so)"),
         CommandSpec("ping", "", "answer pong: the node is up (the launcher's readiness check)"),
         CommandSpec("shutdown", "", "stop gracefully; the reply comes before the node exits"),
         CommandSpec("clock-status", "", "the node's clock, next deadline and frames published and received, as JSON (a stepped launcher's question)"),

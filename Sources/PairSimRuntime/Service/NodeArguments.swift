@@ -21,6 +21,9 @@ public struct NodeArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Read emulated time from this stepped clock instead of the wall clock: `topology run --clock stepped` makes it and moves it from one deadline to the next (docs/SCENARIOS.md#stepped-time).", valueName: "file"))
     public var steppedClock: String?
 
+    @Option(help: ArgumentHelp("Read the epoch (Unix milliseconds of emulated time zero, 8 bytes) from this file, which `topology run` makes and writes once both nodes are up and paired; emulated time stands at zero until then.", valueName: "file"))
+    public var epochFile: String?
+
     @Flag(help: "Start from nothing: delete this node's saved state and event log in its data directory first.")
     public var fresh = false
 
@@ -46,6 +49,9 @@ public struct NodeArguments: ParsableArguments {
         if steppedClock != nil, epoch != nil || timeScale != nil {
             throw ValidationError("--stepped-clock takes time from the launcher's clock: it cannot go with --epoch or --time-scale")
         }
+        if epochFile != nil, epoch != nil || steppedClock != nil {
+            throw ValidationError("--epoch-file gives the epoch: it cannot go with --epoch or --stepped-clock")
+        }
         guard ["auto", "always", "never"].contains(color) else {
             throw ValidationError("--color must be auto, always or never, got \"\(color)\"")
         }
@@ -65,6 +71,10 @@ public struct NodeArguments: ParsableArguments {
         let clock: EmulatedClock
         if let steppedClock {
             do { clock = EmulatedClock(stepped: try SharedClock(path: steppedClock)) } catch let error as RuntimeError {
+                throw ValidationError(error.message)
+            }
+        } else if let epochFile {
+            do { clock = EmulatedClock(epochFile: try SharedClock(path: epochFile), timeScale: topology.timeScale) } catch let error as RuntimeError {
                 throw ValidationError(error.message)
             }
         } else {
