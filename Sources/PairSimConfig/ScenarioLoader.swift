@@ -269,7 +269,8 @@ public enum ScenarioLoader {
 extension ScenarioLoader {
     /// The scenario's topology as YAML with private ipc endpoints and data directories under
     /// `directory`, so a run never clashes with a running pair or another run.
-    public static func privateTopologyYAML(_ scenario: Scenario, directory: String, timeScale: Double?) throws(ConfigError) -> String {
+    public static func privateTopologyYAML(_ scenario: Scenario, directory: String, timeScale: Double?,
+                                           bursts: [(Channel, FaultBurst)] = []) throws(ConfigError) -> String {
         let fail = { (reason: String) in ConfigError(file: scenario.sourcePath, line: nil, path: "topology", reason: reason) }
         guard let parsed = try? Yams.compose(yaml: scenario.topologyYAML), case .mapping(var map) = parsed else {
             throw fail("cannot re-read the scenario's topology")
@@ -285,6 +286,26 @@ extension ScenarioLoader {
         }
         map["nodes"] = Node(nodes)
         if let timeScale { map["timeScale"] = Node(String(timeScale)) }
+        if !bursts.isEmpty {
+            // The nemesis's fault bursts (`topology run --nemesis`), added to each channel's own.
+            var channels = map["channels"]?.mapping ?? Node.Mapping([])
+            for channel in Channel.allCases {
+                let drawn = bursts.filter { $0.0 == channel }.map(\.1)
+                guard !drawn.isEmpty else { continue }
+                var config = channels[channel.rawValue]?.mapping ?? Node.Mapping([])
+                var list = config["bursts"]?.sequence ?? Node.Sequence([])
+                for burst in drawn {
+                    list.append(Node([
+                        (Node("from"), Node((burst.from - EmulatedInstant.zero).description)), (Node("to"), Node((burst.to - EmulatedInstant.zero).description)),
+                        (Node("loss"), Node(String(burst.loss))), (Node("duplicate"), Node(String(burst.duplicate))),
+                        (Node("reorder"), Node(String(burst.reorder))), (Node("extraLatency"), Node(burst.extraLatency.description)),
+                    ]))
+                }
+                config["bursts"] = .sequence(list)
+                channels[channel.rawValue] = .mapping(config)
+            }
+            map["channels"] = .mapping(channels)
+        }
         do { return try Yams.serialize(node: .mapping(map)) } catch { throw fail("cannot write the run's topology: \(error)") }
     }
 }

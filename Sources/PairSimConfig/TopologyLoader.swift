@@ -111,7 +111,7 @@ public enum TopologyLoader {
         var result: [Channel: ChannelConfig] = [:]
         for channel in Channel.allCases {
             guard let entry = map[channel.rawValue] else { continue }
-            var allowed = ["latency", "loss", "duplicate", "reorder", "reorderWindow"]
+            var allowed = ["latency", "loss", "duplicate", "reorder", "reorderWindow", "bursts"]
             if channel == .cloudkit { allowed.append("exportInterval") }
             if channel == .watchconnectivity { allowed += watchConnectivityKeys }
             let fields = try entry.mapping(allowed: allowed)
@@ -122,10 +122,31 @@ public enum TopologyLoader {
             if let reorder = fields["reorder"] { config.reorder = try reorder.probability() }
             if let window = fields["reorderWindow"] { config.reorderWindow = try window.duration() }
             if let export = fields["exportInterval"] { config.exportInterval = try export.optionalDuration() }
+            if let bursts = fields["bursts"] { config.bursts = try self.bursts(bursts) }
             if config.loss >= 1 { throw fields["loss"]!.error("must be below 1, or nothing would ever arrive") }
             result[channel] = config
         }
         return result
+    }
+
+    /// `channels.<name>.bursts`: windows of extra loss, duplication, reordering or latency — what
+    /// the nemesis draws, written out for real nodes by `topology run --nemesis`.
+    static func bursts(_ reader: YAMLReader) throws(ConfigError) -> [FaultBurst] {
+        var bursts: [FaultBurst] = []
+        for entry in try reader.sequence() {
+            let fields = try entry.mapping(allowed: ["from", "to", "loss", "duplicate", "reorder", "extraLatency"], required: ["from", "to"])
+            var burst = FaultBurst(from: .zero + (try fields["from"]!.duration()), to: .zero + (try fields["to"]!.duration()))
+            guard burst.to > burst.from else { throw fields["to"]!.error("must be after from") }
+            if let value = fields["loss"] {
+                burst.loss = try value.probability()
+                if burst.loss >= 1 { throw value.error("must be below 1, or nothing would ever arrive") }
+            }
+            if let value = fields["duplicate"] { burst.duplicate = try value.probability() }
+            if let value = fields["reorder"] { burst.reorder = try value.probability() }
+            if let value = fields["extraLatency"] { burst.extraLatency = try value.duration() }
+            bursts.append(burst)
+        }
+        return bursts
     }
 
     static let watchConnectivityKeys = ["messageFailure", "userInfoStall", "messageTimeout", "fileRate", "launchesForceQuitApp"]

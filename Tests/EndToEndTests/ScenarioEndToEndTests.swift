@@ -68,6 +68,39 @@ struct ScenarioEndToEndTests {
         #expect(started?.at == .zero + .minutes(1), "the first command at 1m, not when the launcher's clock got there: \(String(describing: started?.at))")
     }
 
+    @Test("topology run --nemesis kills real processes, partitions and bursts as drawn from the seed, then checks PairSim's invariants and the scenario's own", .timeLimit(.minutes(5)))  // R: K9, V3
+    func runWithNemesis() async throws {
+        let dir = Self.temporary("run-nemesis")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (name, invariant, passes) in [("kept", "{ atMost: 1, of: \"phone notification.posted\" }", true),
+                                          ("broken", "{ never: \"watch workout.finished\" }", false)] {
+            let file = dir + "/\(name).yaml"
+            try """
+                name: \(name)
+                topology: \(Self.scenarios)/../default.yaml
+                duration: 1h
+                timeline:
+                  - { at: 5m, watch: start-workout running }
+                  - { at: 25m, watch: finish-workout }
+                invariants:
+                  - \(invariant)
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+            let run = try await Self.topology(["run", file, "--nemesis", "--clock", "stepped", "--dir", dir + "/\(name).run"])
+            #expect((run.status == 0) == passes, "\(run.output)")
+            #expect(run.output.contains("nemesis: 6 node kill(s)"), "\(run.output)")
+            #expect(run.output.contains("✔ invariant: every node is up at the end — 6 kill(s), all restarted"), "\(run.output)")
+            #expect(run.output.contains("✔ invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(run.output)")
+            if !passes {
+                #expect(run.output.contains("✘ invariant: never watch workout.finished") && run.output.contains("--nemesis"), "\(run.output)")
+            }
+            // The nodes were killed for real: each restart logged restored=true.
+            let restarts = EventLog.read(path: dir + "/\(name).run/watch/events.jsonl").filter { $0.name == "node.started" && $0["restored"] == .bool(true) }
+                + EventLog.read(path: dir + "/\(name).run/phone/events.jsonl").filter { $0.name == "node.started" && $0["restored"] == .bool(true) }
+            #expect(restarts.count == 6, "\(restarts.count) restarts")
+        }
+    }
+
     @Test("a failing simulation says how to reproduce it and exits non-zero", .timeLimit(.minutes(5)))  // R: P6
     func failingSimulation() async throws {
         let dir = Self.temporary("fail")

@@ -126,7 +126,7 @@ struct CrashSimulationTests {
             run.run()
             calm.run()
             #expect(run.kills[.watch]! + run.kills[.phone]! == 8)
-            for verdict in Invariants.check(run, calm: calm) { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
+            for verdict in Invariants.check(RunEnd(run), calm: RunEnd(calm)) { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
         }
     }
 
@@ -229,11 +229,11 @@ struct CrashSimulationTests {
         var propagated = Simulator(try Self.midTurn(stream))
         propagated.run()
         #expect(propagated.events.contains { $0.name == "hk.deleted" && $0.node == .watch })
-        #expect(Invariants.unpropagated(propagated).isEmpty)
+        #expect(Invariants.unpropagated(RunEnd(propagated)).isEmpty)
         // Both channels cut from before the delete to the end.
         var cut = Simulator(try Self.midTurn(stream, partitions: "[{ from: 8m30s, to: 2h }]"))
         cut.run()
-        let left = Invariants.unpropagated(cut)
+        let left = Invariants.unpropagated(RunEnd(cut))
         #expect(left.count == 1 && left[0].hasPrefix("phone → watch: 1 object(s), 1 record(s) deleted on one side are still on the other"), "\(left)")
     }
 
@@ -247,7 +247,7 @@ struct CrashSimulationTests {
             """))
         run.brokenStorage = [.phone] // acknowledges what it never made durable
         run.run()
-        let failed = Invariants.check(run, calm: calm).filter { !$0.passed }.map(\.label)
+        let failed = Invariants.check(RunEnd(run), calm: RunEnd(calm)).filter { !$0.passed }.map(\.label)
         #expect(failed.contains("invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(failed)")
     }
 }

@@ -32,6 +32,17 @@ public struct ScenarioRunner {
     public var watchApp: String?
     /// Another phone-node executable (a developer's own, `--phone-bin`).
     public var phoneBinary: String?
+    /// The nemesis's faults (`run --nemesis`, R: K9): node kills and partitions joining the
+    /// timeline, fault bursts joining the channels, and quiet time after the scenario's end.
+    /// Under it the expectations are not checked (faults move timing on purpose), and a timeline
+    /// command refused meanwhile is noted rather than failed (as in `simulate --nemesis`).
+    public var nemesisTimeline: [TimelineEntry] = []
+    public var nemesisBursts: [(Channel, FaultBurst)] = []
+    public var settle: EmulatedDuration = .zero
+    public var underNemesis: Bool { !nemesisTimeline.isEmpty || !nemesisBursts.isEmpty }
+    /// Timeline commands refused under the nemesis, by the last run.
+    public final class Notes: @unchecked Sendable { public var refused: [String] = [] }
+    public let notes = Notes()
 
     public init(scenario: Scenario, binDirectory: String, directory: String) {
         self.scenario = scenario
@@ -41,7 +52,7 @@ public struct ScenarioRunner {
 
     public func run() throws -> ScenarioOutcome {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let yaml = try ScenarioLoader.privateTopologyYAML(scenario, directory: directory, timeScale: timeScale)
+        let yaml = try ScenarioLoader.privateTopologyYAML(scenario, directory: directory, timeScale: timeScale, bursts: nemesisBursts)
         let topologyPath = directory + "/topology.yaml"
         try yaml.write(toFile: topologyPath, atomically: true, encoding: .utf8)
         let topology = try TopologyLoader.load(path: topologyPath)
@@ -110,11 +121,16 @@ public struct ScenarioRunner {
             let text = scheduled && stepper == nil ? "at \(entry.at.milliseconds) \(entry.command)" : entry.command
             let reply = try ctl(entry.node, text, timeout: 30_000)
             progress("\(clock.now()) \(entry.node) \(entry.command) → \(reply.ok ? "ok" : "error: " + reply.text)")
-            if let line = entry.problem(ok: reply.ok, reply: reply.text) { failed.append(line) }
+            if let line = entry.problem(ok: reply.ok, reply: reply.text) {
+                if underNemesis { notes.refused.append(line) } else { failed.append(line) }
+            }
             try stepper?.quiet()
         }
         let lead = EmulatedDuration.milliseconds(Int64(Self.scheduleLead * (stepper == nil ? topology.timeScale : 0)))
-        for entry in scenario.timeline {
+        // The nemesis's entries after the scenario's own at the same instant (as simulate orders them).
+        let timeline = (scenario.timeline.enumerated().map { ($0.element, 0, $0.offset) } + nemesisTimeline.enumerated().map { ($0.element, 1, $0.offset) })
+            .sorted { ($0.0.at, $0.1, $0.2) < ($1.0.at, $1.1, $1.2) }.map(\.0)
+        for entry in timeline {
             try wait(until: entry.driverCommand == nil && entry.at - lead > .zero ? entry.at - lead : entry.driverCommand == nil ? .zero : entry.at)
             switch entry.driverCommand {
             case .killNode:
@@ -140,7 +156,7 @@ public struct ScenarioRunner {
                 if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry, scheduled: true) }
             }
         }
-        try wait(until: .zero + scenario.duration)
+        try wait(until: .zero + scenario.duration + settle)
         if let stepper {
             progress("stepped time: \(stepper.steps) step(s)" + (stepper.stalls > 0 ? ", \(stepper.stalls) frame(s) lost on the way (counts taken again)" : ""))
         }
@@ -156,9 +172,15 @@ public struct ScenarioRunner {
         let state = try JournaledStorage(directory: topology.nodes[.phone]!.data).load()
         let charts = WorkoutCharts.make(workouts: state.workouts.map(\.0),
                                         heartRate: state.samples.map(\.0).filter { $0.type == .heartRate })
-        return ScenarioOutcome(scenario: scenario.name, mode: "run", seed: topology.seed, duration: scenario.duration, events: events,
-                               verdicts: ExpectationChecker.check(scenario.expectations + scenario.invariants, events: events),
+        return ScenarioOutcome(scenario: scenario.name, mode: underNemesis ? "run --nemesis" : "run", seed: topology.seed,
+                               duration: scenario.duration + settle, events: events,
+                               verdicts: ExpectationChecker.check((underNemesis ? [] : scenario.expectations) + scenario.invariants, events: events),
                                failedCommands: failed, charts: charts)
+    }
+
+    /// What a stopped node left in its data directory (its database and turn journal).
+    public static func savedState(directory: String) throws -> PersistedState {
+        try JournaledStorage(directory: directory).load()
     }
 
     /// How far ahead, in wall milliseconds, a timeline command is sent to wait at the node.
