@@ -26,6 +26,7 @@ extension SyncEngine {
             let reachable: Bool
             do throws(DecodeError) {
                 let reader = FieldReader(envelope.body, path: "body")
+                try reader.only(["reachable", "stream", "settled"])
                 reachable = try reader.bool("reachable")
                 // `stream` and `settled` come together or not at all (docs/PROTOCOL.md).
                 if envelope.body.keys.contains("stream") != envelope.body.keys.contains("settled") {
@@ -189,10 +190,12 @@ extension SyncEngine {
         let upTo: Int64
         var selective: [UInt64] = []
         do throws(DecodeError) {
-            upTo = try reader.int("upTo", min: 0)
+            try reader.only(["upTo", "selective"])
+            upTo = try reader.int("upTo", min: 0, max: FieldReader.maxTime)
+            // `selective` is optional: absent, the receiver has nothing beyond `upTo`.
             for (index, item) in try reader.array("selective", limit: Self.maxSelective).enumerated() {
-                guard let seq = item.exactIntValue, seq > 0 else {
-                    throw DecodeError(path: "body.selective[\(index)]", reason: "expected a positive integer")
+                guard let seq = item.exactIntValue, seq > 0, seq <= FieldReader.maxTime else {
+                    throw DecodeError(path: "body.selective[\(index)]", reason: "expected an integer 1 … 2^50")
                 }
                 selective.append(UInt64(seq))
             }

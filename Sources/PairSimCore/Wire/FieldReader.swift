@@ -28,6 +28,15 @@ public struct FieldReader {
         return value
     }
 
+    /// Refuses any key but `known`: docs/PROTOCOL.md says every object's keys are the ones it
+    /// lists, no other (R: K5). The key is quoted cut to 40 bytes.
+    public func only(_ known: [String]) throws(DecodeError) {
+        for member in object.members where !known.contains(member.key) {
+            let shown = member.key.utf8.count > 40 ? String(decoding: member.key.utf8.prefix(40), as: UTF8.self) + "…" : member.key
+            throw DecodeError(path: path, reason: "unknown key \"\(shown)\" (it takes \(known.joined(separator: ", ")))")
+        }
+    }
+
     public func has(_ key: String) -> Bool { object[key].map { $0 != .null } ?? false }
 
     public func string(_ key: String) throws(DecodeError) -> String {

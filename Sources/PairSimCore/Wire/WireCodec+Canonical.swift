@@ -15,7 +15,7 @@ extension WireCodec {
             guard scanner.take(#"{"v":"#), scanner.integer() == Envelope.version,
                   scanner.take(#","from":"#), let fromText = scanner.string(), let from = NodeName(rawValue: fromText),
                   scanner.take(#","stream":"#), let stream = scanner.string(), (1...64).contains(stream.utf8.count),
-                  scanner.take(#","seq":"#), let seq = scanner.integer(),
+                  scanner.take(#","seq":"#), let seq = scanner.integer(), seq <= FieldReader.maxTime,
                   scanner.take(#","sentAt":"#), let sentAt = scanner.integer(), sentAt <= FieldReader.maxTime
             else { return nil }
             var channelText: String?

@@ -118,6 +118,7 @@ public enum WireCodec {
         }
         let fields = FieldReader(object, path: "envelope")
         do throws(DecodeError) {
+            try fields.only(["v", "from", "stream", "seq", "sentAt", "channel", "kind", "body"])
             let fromText = try fields.string("from")
             guard let from = NodeName(rawValue: fromText) else {
                 throw DecodeError(path: "envelope.from", reason: "unknown node \"\(fromText)\" (expected watch or phone)")
@@ -126,7 +127,7 @@ public enum WireCodec {
             guard (1...64).contains(stream.utf8.count) else {
                 throw DecodeError(path: "envelope.stream", reason: "must be 1 to 64 bytes")
             }
-            let seq = try fields.int("seq", min: 0)
+            let seq = try fields.int("seq", min: 0, max: FieldReader.maxTime)
             let sentAt = try fields.int("sentAt", min: 0, max: FieldReader.maxTime)
             let kindText = try fields.string("kind")
             guard kindText == topicKind.rawValue else {

@@ -247,7 +247,7 @@ enum StateTables {
 
     static func writeExport(_ value: JSON, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM queued_records WHERE queue = 'export'; DELETE FROM export_deletions")
-        let batch = try RecordsBatch(body: value.objectValue ?? [:], limits: WireLimits(maxItemsPerMessage: .max / 16))
+        let batch = try RecordsBatch(persisted: value.objectValue ?? [:])
         for record in batch.saved { try QueuedRecordRow(record, queue: .export).insert(db) }
         for id in batch.deleted { try db.execute(sql: "INSERT INTO export_deletions (id) VALUES (?)", arguments: [id.text]) }
         try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [value["nextExportAt"]?.intValue])

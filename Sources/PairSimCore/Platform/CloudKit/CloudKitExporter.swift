@@ -52,7 +52,7 @@ public struct CloudKitExporter: Hashable, Sendable {
     /// Restores the pending batch.
     public mutating func restore(_ json: JSON) throws(DecodeError) {
         guard let object = json.objectValue else { throw DecodeError(path: "cloudkit.export", reason: "expected an object") }
-        pending = try RecordsBatch(body: object, limits: WireLimits(maxItemsPerMessage: .max / 16))
+        pending = try RecordsBatch(persisted: object)
         nextExportAt = json["nextExportAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
     }
 }

@@ -179,7 +179,15 @@ enum WCBody {
         var received = WCReceived(kind: envelope.kind, id: "", payload: [:], file: nil, wantsReply: false,
                                   sentAt: envelope.sentAt, stream: envelope.stream, seq: envelope.seq)
         switch envelope.kind {
+        case .message: try reader.only(["id", "payload", "data", "reply", "settled"])
+        case .userinfo: try reader.only(["id", "payload", "settled"])
+        case .context: try reader.only(["payload", "settled"])
+        case .file: try reader.only(["id", "name", "size", "metadata", "settled"])
+        default: break
+        }
+        switch envelope.kind {
         case .message:
+            if reader.has("data"), reader.has("payload") { throw DecodeError(path: "body", reason: "exactly one of payload and data") }
             received.id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
             if reader.has("data") {
                 received.payload = try data(reader)
@@ -215,11 +223,12 @@ enum WCBody {
 
     /// Reads a `reply` body: the message id, and the reply or the error.
     static func reply(_ body: JSONObject) throws(DecodeError) -> (id: String, payload: JSONObject?, error: WCErrorCode?) {
-        if FieldReader(body, path: "body").has("data") {
-            let reader = FieldReader(body, path: "body")
+        let reader = FieldReader(body, path: "body")
+        try reader.only(["id", "payload", "data", "error", "settled"])
+        if reader.has("data") {
+            if reader.has("payload") { throw DecodeError(path: "body", reason: "exactly one of payload and data") }
             return (try reader.string("id", minBytes: 1, maxBytes: maxIDBytes), try data(reader), nil)
         }
-        let reader = FieldReader(body, path: "body")
         let id = try reader.string("id", minBytes: 1, maxBytes: maxIDBytes)
         if let text = try reader.optionalString("error") {
             guard let code = WCErrorCode(rawValue: text) else {
