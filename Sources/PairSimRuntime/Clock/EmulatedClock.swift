@@ -80,7 +80,8 @@ public struct EmulatedClock: Sendable {
     public func wallMilliseconds(until instant: EmulatedInstant) -> Double {
         if let stepped { return instant <= stepped.now ? 0 : .infinity }
         let epoch = epochUnixMilliseconds
-        if epoch == 0, epochFile != nil { return instant <= .zero ? 0 : .infinity }
+        // Not started: look again soon (the launcher writes the epoch within moments of the pair's readiness).
+        if epoch == 0, epochFile != nil { return instant <= .zero ? 0 : 2 }
         let target = Double(epoch) + Double(instant.milliseconds) / timeScale
         return max(0, target - Self.wallMilliseconds())
     }

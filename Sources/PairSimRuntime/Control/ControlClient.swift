@@ -34,6 +34,48 @@ public struct ControlClient {
         return Reply(ok: String(decoding: frames[0], as: UTF8.self) == "ok", text: String(decoding: frames[1], as: UTF8.self))
     }
 
+    /// Requests on their way to their nodes, each on its own socket, whose replies are taken later.
+    public final class Pending {
+        let requests: [(String, String, Int32)]
+        let sockets: [Result<Socket, Error>]
+
+        init(_ requests: [(String, String, Int32)], sockets: [Result<Socket, Error>]) {
+            self.requests = requests
+            self.sockets = sockets
+        }
+
+        deinit { for case .success(let socket) in sockets { socket.close() } }
+
+        /// The replies, in the requests' order (a reply that comes first waits in its socket).
+        public func replies() -> [Result<Reply, Error>] {
+            zip(requests, sockets).map { request, socket in
+                Result {
+                    let socket = try socket.get()
+                    guard let frames = try socket.receiveMultipart() else {
+                        throw RuntimeError("no reply from \(request.0) within \(request.2) ms (is the node running?)")
+                    }
+                    guard frames.count == 2 else { throw RuntimeError("malformed reply from \(request.0): \(frames.count) frames, expected 2") }
+                    return Reply(ok: String(decoding: frames[0], as: UTF8.self) == "ok", text: String(decoding: frames[1], as: UTF8.self))
+                }
+            }
+        }
+    }
+
+    /// Sends each request — (endpoint, command, timeout in ms) — without waiting for replies, so
+    /// that requests to different nodes are all on their way at once.
+    public static func begin(_ requests: [(String, String, Int32)], context: Context) -> Pending {
+        Pending(requests, sockets: requests.map { endpoint, command, timeout in
+            Result {
+                let socket = try Socket(context, .req)
+                try socket.setReceiveTimeout(milliseconds: timeout)
+                try socket.setSendTimeout(milliseconds: 5_000)
+                try socket.connect(endpoint)
+                try socket.send(command)
+                return socket
+            }
+        })
+    }
+
     /// Sends with a fresh context (for one-off use).
     public func send(_ command: String) throws -> Reply {
         let context = try Context()

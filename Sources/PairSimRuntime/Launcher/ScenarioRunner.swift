@@ -106,32 +106,73 @@ public struct ScenarioRunner {
                 guard ContinuousClock.now < deadline else { throw RuntimeError("the nodes did not connect to each other within 30 s; the scenario did not begin") }
                 usleep(2_000)
             }
-            epochFile.store(raw: Int64(EmulatedClock.wallMilliseconds().rounded(.up)))
-            // Each node's loop is waiting with no deadline in sight; a request wakes it to read the epoch.
-            for node in NodeName.allCases { _ = try ctl(node, "ping") }
+            _ = epochFile // written below, once the first commands wait at their nodes
         }
-        progress("pair ready at \(clock.now()) (" + (stepper == nil ? "time scale \(topology.timeScale)×" : "stepped time")
+        func pairReady() {
+            progress("pair ready at \(clock.now()) (" + (stepper == nil ? "time scale \(topology.timeScale)×" : "stepped time")
                  + "); \(scenario.timeline.count) command(s) over \(scenario.duration)")
+        }
         var failed: [String] = []
         var postponed: [NodeName: [TimelineEntry]] = [.watch: [], .phone: []]
-        func send(_ entry: TimelineEntry, scheduled: Bool = false) throws {
-            // In wall time a request takes a millisecond or two to arrive — a second or more of
-            // emulated time at 600× — so it goes a little ahead as `at MS COMMAND`, and the node runs
-            // it at its very instant (R: K9). Stepped time stands still while it travels.
-            let text = scheduled && stepper == nil ? "at \(entry.at.milliseconds) \(entry.command)" : entry.command
-            let reply = try ctl(entry.node, text, timeout: 30_000)
+        func record(_ entry: TimelineEntry, _ reply: ControlClient.Reply) {
             progress("\(clock.now()) \(entry.node) \(entry.command) → \(reply.ok ? "ok" : "error: " + reply.text)")
             if let line = entry.problem(ok: reply.ok, reply: reply.text) {
                 if underNemesis { notes.refused.append(line) } else { failed.append(line) }
             }
+        }
+        func send(_ entry: TimelineEntry) throws {
+            record(entry, try ctl(entry.node, entry.command, timeout: 30_000))
             try stepper?.quiet()
         }
-        let lead = EmulatedDuration.milliseconds(Int64(Self.scheduleLead * (stepper == nil ? topology.timeScale : 0)))
+        /// In wall time a request takes a millisecond or two to arrive — a second or more of
+        /// emulated time at 600× — so each command goes as soon as the one before it is done, as
+        /// `at MS COMMAND`, and waits at its node for its very instant (R: K9); one at the same
+        /// instant on the other node goes out beside it. Stepped time stands still meanwhile.
+        func beginAhead(_ group: [TimelineEntry]) -> (live: [TimelineEntry], pending: ControlClient.Pending) {
+            let live = group.filter { processes[$0.node] != nil }
+            for entry in group where processes[entry.node] == nil { postponed[entry.node]!.append(entry) }
+            let requests = live.map { entry in
+                (topology.nodes[entry.node]!.control, "at \(entry.at.milliseconds) \(entry.command)",
+                 Int32(min(Double(Int32.max), clock.wallMilliseconds(until: entry.at) + 30_000)))
+            }
+            return (live, ControlClient.begin(requests, context: context))
+        }
+        func finishAhead(_ sent: (live: [TimelineEntry], pending: ControlClient.Pending)) throws {
+            for (entry, reply) in zip(sent.live, sent.pending.replies()) { record(entry, try reply.get()) }
+        }
         // The nemesis's entries after the scenario's own at the same instant (as simulate orders them).
         let timeline = (scenario.timeline.enumerated().map { ($0.element, 0, $0.offset) } + nemesisTimeline.enumerated().map { ($0.element, 1, $0.offset) })
             .sorted { ($0.0.at, $0.1, $0.2) < ($1.0.at, $1.1, $1.2) }.map(\.0)
-        for entry in timeline {
-            try wait(until: entry.driverCommand == nil && entry.at - lead > .zero ? entry.at - lead : entry.driverCommand == nil ? .zero : entry.at)
+        /// The node commands that go out together from `index` (in wall time): one, and another at
+        /// the same instant on the other node; none when the entry is the launcher's (kill, restart).
+        func group(at index: Int) -> [TimelineEntry] {
+            guard stepper == nil, index < timeline.count, timeline[index].driverCommand == nil else { return [] }
+            var group = [timeline[index]]
+            if index + 1 < timeline.count, timeline[index + 1].at == timeline[index].at, timeline[index + 1].node != timeline[index].node,
+               timeline[index + 1].driverCommand == nil {
+                group.append(timeline[index + 1])
+            }
+            return group
+        }
+        var index = 0
+        // Wall time starts only once the first commands wait at their nodes: however slow the
+        // machine, none arrives after its instant.
+        let first = group(at: 0)
+        let firstSent = first.isEmpty ? nil : beginAhead(first)
+        index += first.count
+        clock.epochFile?.store(raw: Int64(EmulatedClock.wallMilliseconds().rounded(.up)))
+        pairReady()
+        if let firstSent { try finishAhead(firstSent) }
+        while index < timeline.count {
+            let entry = timeline[index]
+            let together = group(at: index)
+            if !together.isEmpty {
+                try finishAhead(beginAhead(together))
+                index += together.count
+                continue
+            }
+            index += 1
+            try wait(until: entry.at)
             switch entry.driverCommand {
             case .killNode:
                 // kill -9: what the node did not commit is gone; its data directory stays.
@@ -153,7 +194,7 @@ public struct ScenarioRunner {
                 postponed[entry.node] = []
             case nil:
                 // A device whose process is down takes the command when it is back (as in simulate).
-                if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry, scheduled: true) }
+                if processes[entry.node] == nil { postponed[entry.node]!.append(entry) } else { try send(entry) }
             }
         }
         try wait(until: .zero + scenario.duration + settle)
@@ -182,9 +223,6 @@ public struct ScenarioRunner {
     public static func savedState(directory: String) throws -> PersistedState {
         try JournaledStorage(directory: directory).load()
     }
-
-    /// How far ahead, in wall milliseconds, a timeline command is sent to wait at the node.
-    static let scheduleLead = 200.0
 
     func sleepUntil(_ instant: EmulatedInstant, _ clock: EmulatedClock) {
         while clock.now() < instant {
