@@ -14,9 +14,11 @@ extension HealthExportGenerator {
 
     /// A number as the export writes it: no exponent, no trailing zeros.
     static func number(_ value: Double) -> String {
+        guard value.isFinite else { return String(value) }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         var text = String(value)
-        if text.contains("e") { text = String(Int64(value.rounded())) }
+        // Only where an Int64 holds it: a value of 1e19 in a message was a trap (R: E4).
+        if text.contains("e"), abs(value) < 9e18 { text = String(Int64(value.rounded())) }
         return text
     }
 

@@ -14,7 +14,7 @@ extension HealthExportReader {
         let element = Attributes(reader: self)
         if depth == 1 {
             if Self.equals(localname, "HealthData") { root = true } else {
-                refuse("not an Apple Health export: the root element is <\(String(decoding: localname, as: UTF8.self))>, not <HealthData>")
+                refuse("not an Apple Health export: the root element is <\(Self.quote(localname))>, not <HealthData>")
             }
         } else if depth == 2, Self.equals(localname, "Record") {
             record(element)
@@ -49,12 +49,16 @@ extension HealthExportReader {
     func record(_ element: Attributes) {
         guard let typeName = element["type"] else { return refuse("a Record without a type") }
         guard let type = Self.sampleType(typeName) else {
+            guard !Self.hasControlCharacter(typeName) else { return refuse("a Record's type \"\(Self.quote(typeName))\" holds a control character") }
             if !Self.equals(typeName, lastUnknown.bytes) {
-                lastUnknown = (Array(typeName), String(decoding: typeName, as: UTF8.self))
+                // Counted by name, at most 64 bytes of it and 100 names; the rest together.
+                let name = Self.quote(typeName)
+                lastUnknown = (Array(typeName), unknown[name] != nil || unknown.count < Self.maxUnknownNames ? name : "(other types)")
             }
             unknown[lastUnknown.name, default: 0] += 1
             return
         }
+        noteDay(element)
         guard wanted[type.index] else { filtered += 1; return }
         let what = "Record \(type.exportName)"
         guard let dates = dates(element, what) else { return }
@@ -63,16 +67,16 @@ extension HealthExportReader {
         let value: Double
         if type == .sleepAnalysis {
             guard let stage = Self.sleepStage(valueText) else {
-                return refuse("\(what): unknown sleep value \"\(String(decoding: valueText, as: UTF8.self))\"")
+                return refuse("\(what): unknown sleep value \"\(Self.quote(valueText))\"")
             }
             value = Double(stage.rawValue)
         } else {
             guard let number = Self.number(valueText) else {
-                return refuse("\(what): value \"\(String(decoding: valueText, as: UTF8.self))\" is not a number")
+                return refuse("\(what): value \"\(Self.quote(valueText))\" is not a number")
             }
             let unit = element["unit"]
             guard let factor = Self.unitFactor(type, unit) else {
-                return refuse("\(what): unit \"\(unit.map { String(decoding: $0, as: UTF8.self) } ?? "")\" is not one PairSim converts (\(type.exportUnits.joined(separator: ", ")))")
+                return refuse("\(what): unit \"\(unit.map { Self.quote($0) } ?? "")\" is not one PairSim converts (\(type.exportUnits.joined(separator: ", ")))")
             }
             value = number * factor
         }
@@ -85,10 +89,12 @@ extension HealthExportReader {
     }
 
     func startWorkout(_ element: Attributes) {
+        noteDay(element)
         guard wanted[ObjectType.all.count - 1] else { filtered += 1; return }
         guard let typeText = element["workoutActivityType"] else { return refuse("a Workout without a workoutActivityType") }
+        guard !Self.hasControlCharacter(typeText) else { return refuse("a Workout's workoutActivityType \"\(Self.quote(typeText))\" holds a control character") }
         let activity = Self.activity(String(decoding: typeText, as: UTF8.self))
-        let what = "Workout \(String(decoding: typeText, as: UTF8.self))"
+        let what = "Workout \(Self.quote(typeText))"
         guard activity.utf8.count <= Workout.maxActivityBytes, !activity.isEmpty else { return refuse("\(what): the activity type is empty or over \(Workout.maxActivityBytes) bytes") }
         guard let dates = dates(element, what) else { return }
         guard dates.inRange else { filtered += 1; return }
@@ -96,14 +102,20 @@ extension HealthExportReader {
         var active = EmulatedDuration.milliseconds(dates.end - dates.start)
         if let durationText = element["duration"] {
             guard let duration = Self.number(durationText), duration >= 0 else {
-                return refuse("\(what): duration \"\(String(decoding: durationText, as: UTF8.self))\" is not a number of 0 or more")
+                return refuse("\(what): duration \"\(Self.quote(durationText))\" is not a number of 0 or more")
             }
             let unit = element["durationUnit"].map { String(decoding: $0, as: UTF8.self) } ?? "min"
             guard let factor = ["min": 60_000.0, "s": 1_000, "hr": 3_600_000, "ms": 1][unit] else {
-                return refuse("\(what): durationUnit \"\(unit)\" is not min, s, hr or ms")
+                return refuse("\(what): durationUnit \"\(unit.prefix(64))\" is not min, s, hr or ms")
             }
             // Apple's duration is rounded; it cannot be longer than the workout.
-            active = .milliseconds(min(dates.end - dates.start, Int64((duration * factor).rounded())))
+            // Apple's duration is rounded (to the minute, at worst); past that it is not this
+            // workout's. Compared in Double first: 1e19 minutes is not an Int64 of milliseconds.
+            let span = Double(dates.end - dates.start), ms = (duration * factor).rounded()
+            guard ms <= span + 60_000 else {
+                return refuse("\(what): duration \(HealthExportGenerator.number(duration)) \(unit.prefix(8)) is longer than the workout (\(HealthExportGenerator.number(span / 60_000)) min)")
+            }
+            active = .milliseconds(Int64(min(span, ms)))
         }
         var energy: Double?
         if let total = element["totalEnergyBurned"] {
@@ -125,7 +137,7 @@ extension HealthExportReader {
 
     func energyValue(_ text: UnsafeBufferPointer<UInt8>, _ unit: UnsafeBufferPointer<UInt8>?, _ what: String) -> Double? {
         guard let number = Self.number(text), let factor = Self.unitFactor(.activeEnergyBurned, unit) else {
-            refuse("\(what): energy \"\(String(decoding: text, as: UTF8.self))\" \(unit.map { String(decoding: $0, as: UTF8.self) } ?? "") is not a number in kcal, Cal or kJ")
+            refuse("\(what): energy \"\(Self.quote(text))\" \(unit.map { Self.quote($0) } ?? "") is not a number in kcal, Cal or kJ")
             return nil
         }
         let value = number * factor
@@ -142,21 +154,30 @@ extension HealthExportReader {
         guard let startText = element["startDate"] else { refuse("\(what) has no startDate"); return nil }
         guard let endText = element["endDate"] else { refuse("\(what) has no endDate"); return nil }
         guard let start = Self.date(startText) else {
-            refuse("\(what): startDate \"\(String(decoding: startText, as: UTF8.self))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
+            refuse("\(what): startDate \"\(Self.quote(startText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
         }
         guard let end = Self.date(endText) else {
-            refuse("\(what): endDate \"\(String(decoding: endText, as: UTF8.self))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
+            refuse("\(what): endDate \"\(Self.quote(endText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
         }
         guard end.unixMs >= start.unixMs else {
-            refuse("\(what): endDate \(String(decoding: endText, as: UTF8.self)) is before startDate \(String(decoding: startText, as: UTF8.self))"); return nil
+            refuse("\(what): endDate \(Self.quote(endText)) is before startDate \(Self.quote(startText))"); return nil
         }
         let day = UnsafeBufferPointer(rebasing: startText[..<10])
         let inRange = (since.map { !Self.less(day, $0) } ?? true) && (until.map { !Self.less($0, day) } ?? true)
         return Dates(start: start.unixMs, end: end.unixMs, dayStart: start.dayStart, offset: start.offset, inRange: inRange)
     }
 
+    /// Keeps the earliest local midnight of an entry's startDate (a malformed one is refused, if
+    /// at all, when the entry is read).
+    func noteDay(_ element: Attributes) {
+        guard let text = element["startDate"], let date = Self.date(text) else { return }
+        if date.dayStart < earliestDay?.start ?? .max { earliestDay = (date.dayStart, date.offset) }
+    }
+
     func source(_ element: Attributes, _ what: String) -> ObjectSource? {
         guard let name = element["sourceName"], name.count > 0 else { refuse("\(what) has no sourceName"); return nil }
+        // A control character (NUL included) could make it pass, cut there, as the app's own source.
+        guard !Self.hasControlCharacter(name) else { refuse("\(what): sourceName \"\(Self.quote(name))\" holds a control character"); return nil }
         if !Self.equals(name, lastSource.bytes) {
             lastSource = (Array(name), ObjectSource(truncating: String(decoding: name, as: UTF8.self)))
         }

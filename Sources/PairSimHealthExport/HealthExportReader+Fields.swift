@@ -107,9 +107,11 @@ extension HealthExportReader {
         return nil
     }
 
-    /// A decimal number (`72`, `0.215`, `1e3`), nothing else around it.
+    /// A decimal number as docs/HEALTH-EXPORT.md gives its grammar — `-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+    /// (`72`, `-0.5`, `0.215`, `1e3`) — finite, nothing else around it: not `0x48`, `+72`, `72.`,
+    /// `.5`, `1e` or whitespace (what strtod alone would take).
     static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard bytes.count > 0, bytes.count < 64 else { return nil }
+        guard bytes.count > 0, bytes.count < 64, isDecimal(bytes) else { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
             let base = buffer.baseAddress!
             memcpy(base, bytes.baseAddress!, bytes.count)
@@ -120,6 +122,40 @@ extension HealthExportReader {
             return value
         }
     }
+
+    static func isDecimal(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func digits() -> Bool {
+            let from = i
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
+            return i > from
+        }
+        if i < b.count, b[i] == 0x2D { i += 1 }
+        guard digits() else { return false }
+        if i < b.count, b[i] == 0x2E { i += 1; guard digits() else { return false } }
+        if i < b.count, b[i] == 0x65 || b[i] == 0x45 {
+            i += 1
+            if i < b.count, b[i] == 0x2B || b[i] == 0x2D { i += 1 }
+            guard digits() else { return false }
+        }
+        return i == b.count
+    }
+
+    /// Bytes below 0x20 or 0x7F: never in a name or a source an export may give.
+    static func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.contains { $0 < 0x20 || $0 == 0x7F }
+    }
+
+    /// At most 64 bytes of input for a message (cut at a character, marked `…`): a quoted value
+    /// can never make an unbounded message or event.
+    static func quote(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.count > 64 else { return String(decoding: bytes, as: UTF8.self) }
+        var end = 64
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 } // not inside a character
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self) + "…"
+    }
+
+    static let maxUnknownNames = 100
 
     /// `yyyy-MM-dd HH:mm:ss ±HHMM`: Unix ms, the local day's midnight (Unix ms) and the offset.
     static func date(_ b: UnsafeBufferPointer<UInt8>) -> (unixMs: Int64, dayStart: Int64, offset: Int32)? {

@@ -45,6 +45,7 @@ extension HealthExportReader {
         for index in taken.indices { taken[index] += other.taken[index] }
         filtered += other.filtered
         for (type, count) in other.unknown { unknown[type, default: 0] += count }
+        if let day = other.earliestDay, day.start < earliestDay?.start ?? .max { earliestDay = day }
         secondCursor = rest
         readInHalves = true
         if let mine = staged, !mine.failed { halves = (mine, otherStaged) }

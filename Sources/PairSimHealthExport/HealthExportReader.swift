@@ -62,6 +62,10 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     var unknown: [String: Int] = [:]
     var lastUnknown: (bytes: [UInt8], name: String) = ([], "")
     var lastSource: (bytes: [UInt8], source: ObjectSource) = ([], .watchApp)
+    /// The earliest local midnight (Unix ms, with its UTC offset) of any entry of a modelled type,
+    /// whether `--since`, `--until` or `--types` leave it out or not: time zero of every import of
+    /// this export, so that a part imported first and the whole later line up (R: E5).
+    var earliestDay: (start: Int64, offsetMinutes: Int32)?
 
     enum Input {
         case file(Int32)
@@ -73,6 +77,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         for (index, type) in ObjectType.all.enumerated() where taken[index] > 0 { tally.taken[type.name] = taken[index] }
         tally.filtered = filtered
         tally.unknown = unknown
+        tally.earliestDay = earliestDay
         return tally
     }
 
@@ -99,8 +104,16 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
         let modified = (attributes?[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970 * 1000) } ?? -1
         fingerprint = "\(size) bytes, modified \(modified)"
-        let fd = open(path, O_RDONLY)
+        // Non-blocking, then checked: opening a named pipe for reading waits for a writer, and
+        // reading a device never ends (R: E4). Only a regular file is an export.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw HealthExportError("\(path): cannot be read (\(String(cString: strerror(errno))))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw HealthExportError("\(path): not a regular file (a named pipe, a device or a socket is not an export)")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var magic = [UInt8](repeating: 0, count: 4)
         let got = pread(fd, &magic, 4, 0)
         if got == 4, magic == [0x50, 0x4B, 0x03, 0x04] {

@@ -130,4 +130,41 @@ struct HealthImportSimulationTests {
         #expect(finished.last?["ignored"] == .int(first), "the heart rate from the 3rd on was already there")
         #expect(Self.counts(simulator.phoneStore) == counts.byStoreType)
     }
+
+    @Test("part of an export, then the whole: every workout keeps its heart rate — time zero is the export's first day, whatever the filters left out")  // R: E5
+    func partThenWhole() throws {
+        // A run from 23:40 to 00:20 with a heart rate each minute: 20 samples before midnight, 21 after.
+        var xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE HealthData [
+            <!ELEMENT HealthData (Record|Workout)*>
+            <!ATTLIST HealthData locale CDATA #REQUIRED>
+            ]>
+            <HealthData locale="en_US">
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="40" durationUnit="min" sourceName="Watch" startDate="2024-01-01 23:40:00 +0000" endDate="2024-01-02 00:20:00 +0000"/>
+
+            """
+        for minute in 0...40 {
+            let total = 23 * 60 + 40 + minute
+            let day = total >= 24 * 60 ? "02" : "01", clock = total % (24 * 60)
+            let time = "2024-01-\(day) \(clock / 60 < 10 ? "0" : "")\(clock / 60):\(clock % 60 < 10 ? "0" : "")\(clock % 60):00 +0000"
+            xml += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" startDate=\"\(time)\" endDate=\"\(time)\" value=\"\(120 + minute)\"/>\n"
+        }
+        xml += "</HealthData>\n"
+        let path = NSTemporaryDirectory() + "pairsim-import-part-\(getpid()).xml"
+        try xml.write(toFile: path, atomically: true, encoding: .utf8)
+        func linked(_ timeline: String) throws -> Int {
+            var simulator = Simulator(try Self.scenario(timeline))
+            simulator.run()
+            #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+            let store = simulator.phoneStore
+            let workout = try #require(store.workouts.first)
+            return store.samples(.heartRate).filter { $0.start >= workout.start && $0.end <= workout.end }.count
+        }
+        #expect(try linked("  - { at: 1m, watch: \"import-health \(path)\" }") == 41)
+        #expect(try linked("""
+              - { at: 1m, watch: "import-health \(path) --since 2024-01-02 --until 2024-01-02" }
+              - { at: 10m, watch: "import-health \(path)" }
+            """) == 41, "the 21 samples after midnight, imported first, are where the whole import puts the run")
+    }
 }

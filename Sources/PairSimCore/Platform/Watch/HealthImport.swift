@@ -90,8 +90,23 @@ public struct HealthExportTally: Hashable, Sendable {
     public var filtered = 0
     /// `Record`s of types PairSim does not model, by the export's `type` (counted and skipped).
     public var unknown: [String: Int] = [:]
+    /// The earliest local midnight of any entry of a modelled type, filtered out or not (Unix ms,
+    /// and its UTC offset in minutes): the import's time zero.
+    public var earliestDay: (start: Int64, offsetMinutes: Int32)?
 
     public init() {}
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.taken == b.taken && a.filtered == b.filtered && a.unknown == b.unknown
+            && a.earliestDay?.start == b.earliestDay?.start && a.earliestDay?.offsetMinutes == b.earliestDay?.offsetMinutes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(taken)
+        hasher.combine(filtered)
+        hasher.combine(unknown)
+        hasher.combine(earliestDay?.start)
+    }
 
     /// Adds `byType`, `filtered`, `unknown` and `unknownTypes` to an event's fields.
     public func append(to fields: inout JSONObject) {

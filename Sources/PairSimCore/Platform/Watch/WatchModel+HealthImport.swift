@@ -60,7 +60,12 @@ extension WatchModel {
                 }
                 job.done += entries.count
                 guard entries.isEmpty else { healthImport = job; return [] }
-                // The check read it all: start again from the top, importing.
+                // The check read it all: start again from the top, importing. Time zero is the
+                // export's earliest day, whatever the filters left out.
+                if let day = cursor.tally.earliestDay, day.start < job.base ?? .max {
+                    job.base = day.start
+                    job.firstDay = Self.dayText(day.start, offsetMinutes: day.offsetMinutes)
+                }
                 var fields: JSONObject = ["path": .string(job.request.path), "entries": .int(Int64(job.done)),
                                           "firstDay": job.firstDay.map(JSON.string) ?? .null]
                 cursor.tally.append(to: &fields)
