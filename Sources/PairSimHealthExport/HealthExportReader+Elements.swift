@@ -47,9 +47,9 @@ extension HealthExportReader {
 
     /// A `Record`: a sample of a modelled type, or a type counted and skipped.
     func record(_ element: Attributes) {
-        guard let typeName = element["type"] else { return refuse("a Record without a type") }
+        guard let typeName = element["type"] else { return reject("a Record without a type") }
         guard let type = Self.sampleType(typeName) else {
-            guard !Self.hasControlCharacter(typeName) else { return refuse("a Record's type \"\(Self.quote(typeName))\" holds a control character") }
+            guard !Self.hasControlCharacter(typeName) else { return reject("a Record's type \"\(Self.quote(typeName))\" holds a control character") }
             if !Self.equals(typeName, lastUnknown.bytes) {
                 // Counted by name, at most 64 bytes of it and 100 names; the rest together.
                 let name = Self.quote(typeName)
@@ -63,25 +63,25 @@ extension HealthExportReader {
         let what = "Record \(type.exportName)"
         guard let dates = dates(element, what) else { return }
         guard dates.inRange else { filtered += 1; return }
-        guard let valueText = element["value"] else { return refuse("\(what) has no value") }
+        guard let valueText = element["value"] else { return reject("\(what) has no value") }
         let value: Double
         if type == .sleepAnalysis {
             guard let stage = Self.sleepStage(valueText) else {
-                return refuse("\(what): unknown sleep value \"\(Self.quote(valueText))\"")
+                return reject("\(what): unknown sleep value \"\(Self.quote(valueText))\"")
             }
             value = Double(stage.rawValue)
         } else {
             guard let number = Self.number(valueText) else {
-                return refuse("\(what): value \"\(Self.quote(valueText))\" is not a number")
+                return reject("\(what): value \"\(Self.quote(valueText))\" is not a number")
             }
             let unit = element["unit"]
             guard let factor = Self.unitFactor(type, unit) else {
-                return refuse("\(what): unit \"\(unit.map { Self.quote($0) } ?? "")\" is not one PairSim converts (\(type.exportUnits.joined(separator: ", ")))")
+                return reject("\(what): unit \"\(unit.map { Self.quote($0) } ?? "")\" is not one PairSim converts (\(type.exportUnits.joined(separator: ", ")))")
             }
             value = number * factor
         }
         guard type.validRange.contains(value) else {
-            return refuse("\(what): value \(HealthExportGenerator.number(value)) \(type.unit) is outside \(HealthExportGenerator.number(type.validRange.lowerBound))…\(HealthExportGenerator.number(type.validRange.upperBound)), the range the wire carries")
+            return reject("\(what): value \(HealthExportGenerator.number(value)) \(type.unit) is outside \(HealthExportGenerator.number(type.validRange.lowerBound))…\(HealthExportGenerator.number(type.validRange.upperBound)), the range the wire carries")
         }
         guard let source = source(element, what) else { return }
         take(ExportEntry(kind: .sample(type, value: value), start: dates.start, end: dates.end, dayStart: dates.dayStart,
@@ -91,29 +91,29 @@ extension HealthExportReader {
     func startWorkout(_ element: Attributes) {
         noteDay(element)
         guard wanted[ObjectType.all.count - 1] else { filtered += 1; return }
-        guard let typeText = element["workoutActivityType"] else { return refuse("a Workout without a workoutActivityType") }
-        guard !Self.hasControlCharacter(typeText) else { return refuse("a Workout's workoutActivityType \"\(Self.quote(typeText))\" holds a control character") }
+        guard let typeText = element["workoutActivityType"] else { return reject("a Workout without a workoutActivityType") }
+        guard !Self.hasControlCharacter(typeText) else { return reject("a Workout's workoutActivityType \"\(Self.quote(typeText))\" holds a control character") }
         let activity = Self.activity(String(decoding: typeText, as: UTF8.self))
         let what = "Workout \(Self.quote(typeText))"
-        guard activity.utf8.count <= Workout.maxActivityBytes, !activity.isEmpty else { return refuse("\(what): the activity type is empty or over \(Workout.maxActivityBytes) bytes") }
+        guard activity.utf8.count <= Workout.maxActivityBytes, !activity.isEmpty else { return reject("\(what): the activity type is empty or over \(Workout.maxActivityBytes) bytes") }
         guard let dates = dates(element, what) else { return }
         guard dates.inRange else { filtered += 1; return }
         guard let source = source(element, what) else { return }
         var active = EmulatedDuration.milliseconds(dates.end - dates.start)
         if let durationText = element["duration"] {
             guard let duration = Self.number(durationText), duration >= 0 else {
-                return refuse("\(what): duration \"\(Self.quote(durationText))\" is not a number of 0 or more")
+                return reject("\(what): duration \"\(Self.quote(durationText))\" is not a number of 0 or more")
             }
             let unit = element["durationUnit"].map { String(decoding: $0, as: UTF8.self) } ?? "min"
             guard let factor = ["min": 60_000.0, "s": 1_000, "hr": 3_600_000, "ms": 1][unit] else {
-                return refuse("\(what): durationUnit \"\(unit.prefix(64))\" is not min, s, hr or ms")
+                return reject("\(what): durationUnit \"\(unit.prefix(64))\" is not min, s, hr or ms")
             }
             // Apple's duration is rounded; it cannot be longer than the workout.
             // Apple's duration is rounded (to the minute, at worst); past that it is not this
             // workout's. Compared in Double first: 1e19 minutes is not an Int64 of milliseconds.
             let span = Double(dates.end - dates.start), ms = (duration * factor).rounded()
             guard ms <= span + 60_000 else {
-                return refuse("\(what): duration \(HealthExportGenerator.number(duration)) \(unit.prefix(8)) is longer than the workout (\(HealthExportGenerator.number(span / 60_000)) min)")
+                return reject("\(what): duration \(HealthExportGenerator.number(duration)) \(unit.prefix(8)) is longer than the workout (\(HealthExportGenerator.number(span / 60_000)) min)")
             }
             active = .milliseconds(Int64(min(span, ms)))
         }
@@ -130,18 +130,21 @@ extension HealthExportReader {
     /// Version 13 and later: the workout's active energy is a `WorkoutStatistics` child.
     func workoutStatistics(_ element: Attributes) {
         guard let type = element["type"], Self.equals(type, "HKQuantityTypeIdentifierActiveEnergyBurned"), let sum = element["sum"] else { return }
-        guard let value = energyValue(sum, element["unit"], "WorkoutStatistics HKQuantityTypeIdentifierActiveEnergyBurned"),
-              case .workout(let activity, let active, _)? = workout?.kind else { return }
+        guard let value = energyValue(sum, element["unit"], "WorkoutStatistics HKQuantityTypeIdentifierActiveEnergyBurned") else {
+            workout = nil // skipped (--skip-invalid): the workout goes with its statistics
+            return
+        }
+        guard case .workout(let activity, let active, _)? = workout?.kind else { return }
         workout?.kind = .workout(activity: activity, active: active, energy: value)
     }
 
     func energyValue(_ text: UnsafeBufferPointer<UInt8>, _ unit: UnsafeBufferPointer<UInt8>?, _ what: String) -> Double? {
         guard let number = Self.number(text), let factor = Self.unitFactor(.activeEnergyBurned, unit) else {
-            refuse("\(what): energy \"\(Self.quote(text))\" \(unit.map { Self.quote($0) } ?? "") is not a number in kcal, Cal or kJ")
+            reject("\(what): energy \"\(Self.quote(text))\" \(unit.map { Self.quote($0) } ?? "") is not a number in kcal, Cal or kJ")
             return nil
         }
         let value = number * factor
-        guard (0...50_000).contains(value) else { refuse("\(what): energy \(HealthExportGenerator.number(value)) kcal is outside 0…50000"); return nil }
+        guard (0...50_000).contains(value) else { reject("\(what): energy \(HealthExportGenerator.number(value)) kcal is outside 0…50000"); return nil }
         return value
     }
 
@@ -151,20 +154,30 @@ extension HealthExportReader {
 
     /// startDate and endDate, checked; whether the start's local day is within --since/--until.
     func dates(_ element: Attributes, _ what: String) -> Dates? {
-        guard let startText = element["startDate"] else { refuse("\(what) has no startDate"); return nil }
-        guard let endText = element["endDate"] else { refuse("\(what) has no endDate"); return nil }
+        guard let startText = element["startDate"] else { reject("\(what) has no startDate"); return nil }
+        guard let endText = element["endDate"] else { reject("\(what) has no endDate"); return nil }
         guard let start = Self.date(startText) else {
-            refuse("\(what): startDate \"\(Self.quote(startText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
+            reject("\(what): startDate \"\(Self.quote(startText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
         }
         guard let end = Self.date(endText) else {
-            refuse("\(what): endDate \"\(Self.quote(endText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
+            reject("\(what): endDate \"\(Self.quote(endText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
         }
         guard end.unixMs >= start.unixMs else {
-            refuse("\(what): endDate \(Self.quote(endText)) is before startDate \(Self.quote(startText))"); return nil
+            reject("\(what): endDate \(Self.quote(endText)) is before startDate \(Self.quote(startText))"); return nil
         }
         let day = UnsafeBufferPointer(rebasing: startText[..<10])
         let inRange = (since.map { !Self.less(day, $0) } ?? true) && (until.map { !Self.less($0, day) } ?? true)
         return Dates(start: start.unixMs, end: end.unixMs, dayStart: start.dayStart, offset: start.offset, inRange: inRange)
+    }
+
+    /// A record or workout that cannot be imported: with `--skip-invalid` it is left out and
+    /// reported by line (R: E5); otherwise the read stops there, the error naming the flag.
+    func reject(_ what: String) {
+        guard request.skipInvalid else { return refuse(what + " (--skip-invalid imports the rest without it)") }
+        skippedCount += 1
+        if skippedRecords.count < Self.maxSkippedListed {
+            skippedRecords.append("line \(scanner.pointee.event_line), column \(scanner.pointee.event_column): \(what)")
+        }
     }
 
     /// Keeps the earliest local midnight of an entry's startDate (a malformed one is refused, if
@@ -175,9 +188,9 @@ extension HealthExportReader {
     }
 
     func source(_ element: Attributes, _ what: String) -> ObjectSource? {
-        guard let name = element["sourceName"], name.count > 0 else { refuse("\(what) has no sourceName"); return nil }
+        guard let name = element["sourceName"], name.count > 0 else { reject("\(what) has no sourceName"); return nil }
         // A control character (NUL included) could make it pass, cut there, as the app's own source.
-        guard !Self.hasControlCharacter(name) else { refuse("\(what): sourceName \"\(Self.quote(name))\" holds a control character"); return nil }
+        guard !Self.hasControlCharacter(name) else { reject("\(what): sourceName \"\(Self.quote(name))\" holds a control character"); return nil }
         if !Self.equals(name, lastSource.bytes) {
             lastSource = (Array(name), ObjectSource(truncating: String(decoding: name, as: UTF8.self)))
         }

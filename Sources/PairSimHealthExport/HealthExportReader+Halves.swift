@@ -46,6 +46,8 @@ extension HealthExportReader {
         filtered += other.filtered
         for (type, count) in other.unknown { unknown[type, default: 0] += count }
         if let day = other.earliestDay, day.start < earliestDay?.start ?? .max { earliestDay = day }
+        skippedCount += other.skippedCount
+        skippedRecords += other.skippedRecords.prefix(max(0, Self.maxSkippedListed - skippedRecords.count))
         secondCursor = rest
         readInHalves = true
         if let mine = staged, !mine.failed { halves = (mine, otherStaged) }

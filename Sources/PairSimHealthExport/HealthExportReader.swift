@@ -66,6 +66,10 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     /// whether `--since`, `--until` or `--types` leave it out or not: time zero of every import of
     /// this export, so that a part imported first and the whole later line up (R: E5).
     var earliestDay: (start: Int64, offsetMinutes: Int32)?
+    /// With `--skip-invalid`: the records left out, and the first `maxSkippedListed` of them by line.
+    var skippedCount = 0
+    var skippedRecords: [String] = []
+    static let maxSkippedListed = 1_000
 
     enum Input {
         case file(Int32)
@@ -78,6 +82,8 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         tally.filtered = filtered
         tally.unknown = unknown
         tally.earliestDay = earliestDay
+        tally.skipped = skippedCount
+        tally.skippedRecords = skippedRecords
         return tally
     }
 

@@ -92,4 +92,34 @@ struct HostileExportTests {
         // Not a timing assertion: a pipe opened the old way blocked for ever, so this would never return.
         _ = started
     }
+
+    @Test("--skip-invalid imports the rest of an export with bad records and reports each by line; without it the error names the flag")  // R: E5
+    func skipInvalid() throws {
+        let dir = try HealthExportReaderTests.directory("skip")
+        _ = try HealthExportReaderTests.export(dir + "/good.xml", days: 2)
+        let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
+        let (all, _) = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/good.xml"))
+        // A value typed by hand, and a unit Apple once wrote differently.
+        let bad = good.replacingFirst(#/(HeartRate" [^>]*? value=")[0-9.]+"/#, with: "$1seventy\"")
+            .replacingFirst(#/(BodyMass" [^>]*? unit=")kg"/#, with: "$1KG\"")
+        try bad.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
+        let lines = bad.split(separator: "\n", omittingEmptySubsequences: false)
+        let badLines = lines.indices.filter { lines[$0].contains("value=\"seventy\"") || lines[$0].contains("unit=\"KG\"") }.map { $0 + 1 }
+        #expect(badLines.count == 2)
+        do {
+            _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml"))
+            Issue.record("read without an error")
+        } catch {
+            #expect(error.message.contains("--skip-invalid imports the rest without it") && error.line == badLines.first, "\(error.message)")
+        }
+        let (entries, tally) = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml", skipInvalid: true))
+        #expect(entries.count == all.count - 2)
+        #expect(tally.skipped == 2)
+        #expect(tally.skippedRecords.map { Int($0.split(separator: ",")[0].dropFirst(5)) } == badLines.map(Optional.some), "\(tally.skippedRecords)")
+        #expect(tally.skippedRecords.first?.contains("value \"seventy\" is not a number") == true)
+        #expect(tally.skippedRecords.last?.contains("unit \"KG\"") == true)
+        // Broken XML is not a record: it still ends the import.
+        try bad.replacingFirst("<Record ", "<Record <").write(toFile: dir + "/broken.xml", atomically: true, encoding: .utf8)
+        #expect(throws: HealthExportError.self) { try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/broken.xml", skipInvalid: true)) }
+    }
 }

@@ -167,4 +167,27 @@ struct HealthImportSimulationTests {
               - { at: 10m, watch: "import-health \(path)" }
             """) == 41, "the 21 samples after midnight, imported first, are where the whole import puts the run")
     }
+
+    @Test("import-health --skip-invalid: the watch imports the rest and reports the bad record by line in import.checked and import.finished")  // R: E5
+    func skipInvalidOnTheWatch() throws {
+        let (path, counts) = try Self.export("skip", days: 2)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let bad = text.replacingOccurrences(of: #"unit="kg""#, with: #"unit="KG""#)
+        let skippedCount = text.components(separatedBy: #"unit="kg""#).count - 1
+        #expect(skippedCount > 0)
+        try bad.write(toFile: path + ".skip.xml", atomically: true, encoding: .utf8)
+        var refused = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(path).skip.xml\" }"))
+        refused.run()
+        let failed = try #require(refused.events.first { $0.name == "import.failed" })
+        #expect(failed["reason"]?.stringValue?.contains("--skip-invalid imports the rest without it") == true, "\(failed)")
+        var simulator = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(path).skip.xml --skip-invalid\" }"))
+        simulator.run()
+        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        let checked = try #require(simulator.events.first { $0.name == "import.checked" })
+        #expect(checked["skipped"] == .int(Int64(skippedCount)))
+        #expect(checked["skippedRecords"]?.arrayValue?.first?.stringValue?.hasPrefix("line ") == true)
+        var expected = counts.byStoreType
+        expected["bodyMass"] = nil
+        #expect(Self.counts(simulator.phoneStore) == expected, "everything but the weights")
+    }
 }

@@ -64,13 +64,15 @@ extension SQLiteStorage {
         }
         // v8: the device's own clock — offset, drift, the instant it was last set, time zone — so
         // a user's set-time or set-time-zone outlives the node (R: F5). `node` is whose it is. And
-        // the watch's `out-of-range` / `offline` in force, so a restarted watch stays out of range (R: K9).
+        // the watch's `out-of-range` / `offline` in force, so a restarted watch stays out of range (R: K9);
+        // and whether an import skips invalid records (`import-health --skip-invalid`, R: E5).
         migrator.registerMigration("v8") { db in
             try db.execute(sql: """
                 CREATE TABLE device_clock (
                     id INTEGER PRIMARY KEY CHECK (id = 1), node TEXT NOT NULL, offset_ms INTEGER NOT NULL,
                     drift_ppm REAL NOT NULL, since_ms INTEGER NOT NULL, time_zone TEXT NOT NULL);
                 CREATE TABLE watch_partitions (reason TEXT PRIMARY KEY);
+                ALTER TABLE watch_import ADD COLUMN skip_invalid INTEGER NOT NULL DEFAULT 0;
                 """)
         }
         return migrator

@@ -26,12 +26,12 @@ extension StateTables {
         guard value != .null, let request = value["request"] else { return }
         let types = request["types"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") }
         try db.execute(sql: """
-            INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint, skip_invalid)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [try string(request, "path", key), request["since"]?.stringValue, request["until"]?.stringValue, types,
                              try string(value, "phase", key), try int(value, "done", key), try int(value, "total", key),
                              try int(value, "saved", key), try int(value, "ignored", key), value["base"]?.intValue,
-                             value["firstDay"]?.stringValue, try string(value, "fingerprint", key)])
+                             value["firstDay"]?.stringValue, try string(value, "fingerprint", key), request["skipInvalid"]?.boolValue ?? false])
     }
 
     /// The job as `HealthImportJob.json` spells it (same members, same order), or nil.
@@ -39,7 +39,8 @@ extension StateTables {
         guard let job = try Row.fetchOne(db, sql: "SELECT * FROM watch_import") else { return nil }
         let types = (job["types"] as String?).map { JSON.array($0.split(separator: ",").map { .string(String($0)) }) } ?? .null
         let request: JSONObject = ["path": .string(job["path"]), "since": (job["since"] as String?).map(JSON.string) ?? .null,
-                                   "until": (job["until"] as String?).map(JSON.string) ?? .null, "types": types]
+                                   "until": (job["until"] as String?).map(JSON.string) ?? .null, "types": types,
+                                   "skipInvalid": .bool(job["skip_invalid"] as Bool? ?? false)]
         var object: JSONObject = ["request": .object(request), "phase": .string(job["phase"])]
         object.append("done", .int(job["done"]))
         object.append("total", .int(job["total"]))

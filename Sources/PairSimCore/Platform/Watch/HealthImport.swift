@@ -45,23 +45,28 @@ public struct HealthImportRequest: Hashable, Sendable {
     public var until: String?
     /// Only these types; nil: every type PairSim models.
     public var types: Set<ObjectType>?
+    /// `--skip-invalid`: records that cannot be imported are left out and reported by line,
+    /// instead of ending the import (R: E5).
+    public var skipInvalid = false
 
-    public init(path: String, since: String? = nil, until: String? = nil, types: Set<ObjectType>? = nil) {
+    public init(path: String, since: String? = nil, until: String? = nil, types: Set<ObjectType>? = nil, skipInvalid: Bool = false) {
         self.path = path
         self.since = since
         self.until = until
         self.types = types
+        self.skipInvalid = skipInvalid
     }
 
     public var json: JSON {
         .object(["path": .string(path), "since": since.map(JSON.string) ?? .null, "until": until.map(JSON.string) ?? .null,
-                 "types": types.map { .array($0.sorted().map { .string($0.shortName) }) } ?? .null])
+                 "types": types.map { .array($0.sorted().map { .string($0.shortName) }) } ?? .null, "skipInvalid": .bool(skipInvalid)])
     }
 
     public init?(json: JSON) {
         guard let path = json["path"]?.stringValue else { return nil }
         let types = json["types"]?.arrayValue.map { Set($0.compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }) }
-        self.init(path: path, since: json["since"]?.stringValue, until: json["until"]?.stringValue, types: types)
+        self.init(path: path, since: json["since"]?.stringValue, until: json["until"]?.stringValue, types: types,
+                  skipInvalid: json["skipInvalid"]?.boolValue ?? false)
     }
 }
 
@@ -93,11 +98,15 @@ public struct HealthExportTally: Hashable, Sendable {
     /// The earliest local midnight of any entry of a modelled type, filtered out or not (Unix ms,
     /// and its UTC offset in minutes): the import's time zero.
     public var earliestDay: (start: Int64, offsetMinutes: Int32)?
+    /// With `--skip-invalid`: how many records were left out, and the first 1000 as
+    /// `line L, column C: why`.
+    public var skipped = 0
+    public var skippedRecords: [String] = []
 
     public init() {}
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.taken == b.taken && a.filtered == b.filtered && a.unknown == b.unknown
+        a.taken == b.taken && a.filtered == b.filtered && a.unknown == b.unknown && a.skipped == b.skipped && a.skippedRecords == b.skippedRecords
             && a.earliestDay?.start == b.earliestDay?.start && a.earliestDay?.offsetMinutes == b.earliestDay?.offsetMinutes
     }
 
@@ -118,6 +127,10 @@ public struct HealthExportTally: Hashable, Sendable {
         fields.append("filtered", .int(Int64(filtered)))
         fields.append("unknown", .int(Int64(self.unknown.values.reduce(0, +))))
         fields.append("unknownTypes", .object(unknown))
+        if skipped > 0 {
+            fields.append("skipped", .int(Int64(skipped)))
+            fields.append("skippedRecords", .array(skippedRecords.map(JSON.string)))
+        }
     }
 }
 

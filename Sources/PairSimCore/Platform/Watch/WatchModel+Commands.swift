@@ -15,7 +15,7 @@ extension WatchModel {
                     "save a sample now: hrv, rhr, sleep <stage>, steps, weight, bodyfat (0–1), bmi, hr, energy"),
         CommandSpec("write-samples", "<type> <count> [--every D]",
                     "save <count> samples of a type at once, one per D (default 1s) ending now, and sync them (bulk load, benchmarks)"),
-        CommandSpec("import-health", "<path> [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--types hr,hrv,…,workout]",
+        CommandSpec("import-health", "<path> [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--types hr,hrv,…,workout] [--skip-invalid]",
                     "import an Apple Health export (export.xml or the Health app's zip): checked whole first, then saved and synced in batches, its first day at emulated time 0; import.finished reports the end"),
         CommandSpec("foreground", "", "the watch app comes to the screen: reachable over WatchConnectivity (also during a workout)"),
         CommandSpec("background", "", "the watch app leaves the screen (reachable only during a workout session)"),

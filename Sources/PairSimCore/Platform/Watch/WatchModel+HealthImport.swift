@@ -2,9 +2,9 @@ import Foundation
 
 /// `import-health` on the watch: the command, and the job's turns (the check, then the import).
 extension WatchModel {
-    /// `import-health PATH [--since D] [--until D] [--types …]`.
+    /// `import-health PATH [--since D] [--until D] [--types …] [--skip-invalid]`.
     mutating func importHealth(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
-        try args.expect(1...1, options: ["since", "until", "types"])
+        try args.expect(1...1, options: ["since", "until", "types"], flags: ["skip-invalid"])
         if let job = healthImport {
             throw CommandError("import-health: an import of \(job.request.path) is in progress (\(job.phase.rawValue), \(job.done) of \(job.phase == .checking ? "?" : String(job.total)))")
         }
@@ -22,7 +22,8 @@ extension WatchModel {
             }
             types = chosen
         }
-        let request = HealthImportRequest(path: args.line.arguments[0], since: since, until: until, types: types)
+        let request = HealthImportRequest(path: args.line.arguments[0], since: since, until: until, types: types,
+                                          skipInvalid: args.line.options["skip-invalid"] != nil)
         let cursor: any HealthExportCursor
         do { cursor = try open(request) } catch { throw CommandError("import-health: \(error.message)") }
         healthImport = HealthImportJob(request: request, fingerprint: cursor.fingerprint)
