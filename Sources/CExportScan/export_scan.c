@@ -156,20 +156,77 @@ static int push_name(pxs_scanner *s, const uint8_t *name, size_t length) {
     return 1;
 }
 
-/// `<!DOCTYPE …>` with its internal subset: brackets, quotes and comments respected.
+// MARK: Resuming a token that spans reads
+
+enum { RESUME_NONE, RESUME_DOCTYPE, RESUME_SKIPPED, RESUME_TAG };
+
+/// Where to go on with the token at buffer[start] of `kind`, or `fallback` when it is a new one.
+static size_t resume_point(pxs_scanner *s, int kind, size_t fallback) {
+    if (s->resume_kind != kind || s->resume_token != s->base_offset + s->start) return fallback;
+    size_t at = (size_t)(s->resume_at - s->base_offset);
+    return at > fallback ? at : fallback;
+}
+
+static void keep_resume(pxs_scanner *s, int kind, size_t at) {
+    s->resume_kind = kind;
+    s->resume_token = s->base_offset + s->start;
+    s->resume_at = s->base_offset + at;
+}
+
+/// Whether the tag at buffer[start] is whole in the buffer: a '>' outside quoted values. Reads
+/// on from where it last stopped, so a huge tag costs its length once (R: E4).
+static int tag_complete(pxs_scanner *s) {
+    int fresh = s->resume_kind != RESUME_TAG || s->resume_token != s->base_offset + s->start;
+    const uint8_t *stop = s->buffer + s->end, *p = s->buffer + resume_point(s, RESUME_TAG, s->start + 1);
+    uint8_t quote = fresh ? 0 : (uint8_t)s->resume_quote;
+    while (p < stop) {
+        if (quote) {
+            const uint8_t *close = memchr(p, quote, (size_t)(stop - p));
+            if (!close) { p = stop; break; }
+            p = close + 1;
+            quote = 0;
+            continue;
+        }
+        uint8_t c = *p;
+        if (c == '>') return 1;
+        if (c == '"' || c == '\'') quote = c;
+        p++;
+    }
+    keep_resume(s, RESUME_TAG, (size_t)(p - s->buffer));
+    s->resume_quote = quote;
+    return 0;
+}
+
+/// `<!DOCTYPE …>` with its internal subset: brackets, quotes and comments respected; resumed
+/// where the last read ended.
 static int scan_doctype(pxs_scanner *s) {
-    const uint8_t *begin = s->buffer + s->start, *stop = s->buffer + s->end, *p = begin + 9;
-    int brackets = 0;
+    const uint8_t *stop = s->buffer + s->end;
+    int fresh = s->resume_kind != RESUME_DOCTYPE || s->resume_token != s->base_offset + s->start;
+    const uint8_t *p = s->buffer + resume_point(s, RESUME_DOCTYPE, s->start + 9);
+    int brackets = fresh ? 0 : s->resume_brackets;
+    uint8_t quote = fresh ? 0 : (uint8_t)s->resume_quote;
+    int comment = fresh ? 0 : s->resume_comment;
     while (p < stop) {
         uint8_t c = *p;
-        if (c == '"' || c == '\'') {
-            const uint8_t *close = memchr(p + 1, c, (size_t)(stop - p - 1));
-            if (!close) break;
+        if (quote) {
+            const uint8_t *close = memchr(p, quote, (size_t)(stop - p));
+            if (!close) { p = stop; break; }
             p = close + 1;
-        } else if (c == '<' && stop - p >= 4 && memcmp(p, "<!--", 4) == 0) {
-            const uint8_t *close = find(p + 4, stop, "-->");
-            if (!close) break;
+            quote = 0;
+        } else if (comment) {
+            const uint8_t *close = find(p, stop, "-->");
+            // Not found: go on two bytes back, where a "-->" cut by the read may begin.
+            if (!close) { p = stop - p >= 2 ? stop - 2 : p; break; }
             p = close + 3;
+            comment = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+            p++;
+        } else if (c == '<' && stop - p < 4) {
+            break; // too few bytes to tell a comment
+        } else if (c == '<' && memcmp(p, "<!--", 4) == 0) {
+            comment = 1;
+            p += 4;
         } else if (c == '[') {
             brackets++;
             p++;
@@ -177,6 +234,7 @@ static int scan_doctype(pxs_scanner *s) {
             if (--brackets < 0) return fail(s, (size_t)(p - s->buffer), "unbalanced ']' in the DOCTYPE%s", "");
             p++;
         } else if (c == '>' && brackets == 0) {
+            s->resume_kind = RESUME_NONE;
             advance(s, (size_t)(p - s->buffer) + 1);
             return 0;
         } else {
@@ -184,11 +242,17 @@ static int scan_doctype(pxs_scanner *s) {
         }
     }
     if (s->eof) return fail(s, s->start, "the DOCTYPE never ends%s", "");
+    keep_resume(s, RESUME_DOCTYPE, (size_t)(p - s->buffer));
+    s->resume_brackets = brackets;
+    s->resume_quote = quote;
+    s->resume_comment = comment;
     return PXS_NEED;
 }
 
 /// A start tag at buffer[start]; on success the event is filled and `start` moved past it.
 static int scan_start_tag(pxs_scanner *s) {
+    // A tag that needed more input before is parsed again only once it is whole.
+    if (!s->eof && s->resume_kind == RESUME_TAG && s->resume_token == s->base_offset + s->start && !tag_complete(s)) return PXS_NEED;
     const uint8_t *begin = s->buffer + s->start, *stop = s->buffer + s->end, *p = begin + 1;
     const uint8_t *name = p;
     if (p >= stop) return s->eof ? fail(s, s->start, "the file ends inside a tag (truncated?)%s", "") : PXS_NEED;
@@ -275,16 +339,22 @@ static int scan_start_tag(pxs_scanner *s) {
         p = close + 1;
     }
     if (s->eof) return fail(s, s->start, "the file ends inside a tag (truncated?)%s", "");
+    (void)tag_complete(s); // remembers how far it is whole, so the next read goes on from there
     return PXS_NEED;
 }
 
 static int scan_end_tag(pxs_scanner *s) {
+    if (!s->eof && s->resume_kind == RESUME_TAG && s->resume_token == s->base_offset + s->start && !tag_complete(s)) return PXS_NEED;
     const uint8_t *begin = s->buffer + s->start, *stop = s->buffer + s->end, *p = begin + 2;
     const uint8_t *name = p;
     while (p < stop && is_name_char(*p)) p++;
     size_t name_length = (size_t)(p - name);
     while (p < stop && is_space(*p)) p++;
-    if (p >= stop) return s->eof ? fail(s, s->start, "the file ends inside an end tag (truncated?)%s", "") : PXS_NEED;
+    if (p >= stop) {
+        if (s->eof) return fail(s, s->start, "the file ends inside an end tag (truncated?)%s", "");
+        (void)tag_complete(s);
+        return PXS_NEED;
+    }
     if (*p != '>' || name_length == 0) return fail(s, (size_t)(p - s->buffer), "a malformed end tag%s", "");
     if (s->depth == 0) return fail(s, s->start, "an end tag with no element open%s", "");
     size_t open_at = s->name_offsets[s->depth - 1], open_length = s->names_used - open_at;
@@ -307,8 +377,16 @@ static int scan_end_tag(pxs_scanner *s) {
 /// `<?…?>`, `<!--…-->` or `<![CDATA[…]]>` at buffer[start]: skipped whole.
 static int scan_skipped(pxs_scanner *s, size_t opening, const char *closing, const char *what) {
     const uint8_t *stop = s->buffer + s->end;
-    const uint8_t *close = find(s->buffer + s->start + opening, stop, closing);
-    if (!close) return s->eof ? fail(s, s->start, "the file ends inside %s (truncated?)", what) : PXS_NEED;
+    size_t from = resume_point(s, RESUME_SKIPPED, s->start + opening);
+    const uint8_t *close = find(s->buffer + from, stop, closing);
+    if (!close) {
+        if (s->eof) return fail(s, s->start, "the file ends inside %s (truncated?)", what);
+        // Next time from just before the end: a closing cut by the read may begin there.
+        size_t keep = strlen(closing) - 1, at = s->end >= keep ? s->end - keep : 0;
+        keep_resume(s, RESUME_SKIPPED, at > from ? at : from);
+        return PXS_NEED;
+    }
+    s->resume_kind = RESUME_NONE;
     advance(s, (size_t)(close - s->buffer) + strlen(closing));
     return 0;
 }

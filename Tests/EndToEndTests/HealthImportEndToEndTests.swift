@@ -92,6 +92,41 @@ struct HealthImportEndToEndTests {
         }
     }
 
+    @Test("hostile exports on the real watch: a named pipe is refused at once; 1e19 is refused and a restart does not crash on it; the watch answers ping while it reads a 32 MB tag", .timeLimit(.minutes(5)))  // R: E4
+    func hostileOnTheWatch() async throws {
+        let pair = try PairHarness("e2e-import-hostile")
+        defer { pair.stopAll() }
+        let (path, _) = try await Self.makeExport(pair, days: 2, seed: 9)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let huge = try #require(text.range(of: "<Record "))
+        var big = text
+        big.replaceSubrange(huge, with: "<Record " + String(repeating: " ", count: 32 << 20))
+        try big.write(toFile: path + ".big.xml", atomically: true, encoding: .utf8)
+        let end = try #require(text.range(of: "</HealthData>"))
+        var overflow = text
+        overflow.replaceSubrange(end, with: #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="2024-01-02 08:00:00 +0000" endDate="2024-01-02 08:00:00 +0000" value="1e19"/>"# + "\n</HealthData>")
+        try overflow.write(toFile: path + ".1e19.xml", atomically: true, encoding: .utf8)
+        let fifo = pair.directory + "/pipe.xml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let epoch = PairHarness.now()
+        try await pair.startNode(.watch, epoch: epoch)
+        try await pair.startNode(.phone, epoch: epoch)
+        let pipe = try pair.ctl(.watch, "import-health \(fifo)")
+        #expect(!pipe.ok && pipe.text.contains("not a regular file"), "\(pipe.text)")
+        // A 32 MB tag: the watch keeps answering while it reads it (30 s is a hang guard, not a timing).
+        _ = try pair.must(.watch, "import-health \(path).big.xml")
+        #expect(try pair.ctl(.watch, "ping", timeoutMilliseconds: 30_000).ok)
+        _ = try await pair.waitFor(.watch, "import.finished") { $0.name == "import.finished" }
+        // 1e19 late in the file: refused with its line, then kill -9 and restart: no crash loop.
+        _ = try pair.must(.watch, "import-health \(path).1e19.xml")
+        let failed = try await pair.waitFor(.watch, "import.failed") { $0.name == "import.failed" }
+        #expect(failed.first?["reason"]?.stringValue?.contains("value 1e+19") == true, "\(failed)")
+        await pair.stop("watch", signal: SIGKILL)
+        try await pair.startNode(.watch, epoch: epoch)
+        #expect(try pair.ctl(.watch, "ping").ok)
+        #expect(try pair.status(.watch)["healthImport"] == .null, "nothing left to run again")
+    }
+
     @Test("a watch killed with kill -9 mid-import resumes it after restart; the phone ends with the file's counts", .timeLimit(.minutes(5)))  // R: E1, S5
     func killedMidImport() async throws {
         // 50 objects per message, two messages in flight, 10 ms each way: the import takes seconds.

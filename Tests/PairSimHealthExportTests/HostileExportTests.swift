@@ -122,4 +122,36 @@ struct HostileExportTests {
         try bad.replacingFirst("<Record ", "<Record <").write(toFile: dir + "/broken.xml", atomically: true, encoding: .utf8)
         #expect(throws: HealthExportError.self) { try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/broken.xml", skipInvalid: true)) }
     }
+
+    /// Huge tokens — whitespace inside a tag, an attribute, a comment, the DTD, a processing
+    /// instruction — each read once however many reads they span. Measured, not asserted (a
+    /// busy machine varies); `scripts/bench.sh hostile` times them, and the watch answering
+    /// meanwhile is tested end to end.
+    static func hugeTokens(megabytes: Int) -> [(name: String, xml: String)] {
+        let pad = String(repeating: " ", count: megabytes << 20)
+        let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let record = "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" startDate=\"2024-01-01 08:00:00 +0000\" endDate=\"2024-01-01 08:00:00 +0000\" value=\"72\""
+        return [
+            ("whitespace inside a tag", head + "<HealthData locale=\"en_US\">\n" + record + pad + "/>\n</HealthData>\n"),
+            ("a long attribute value", head + "<HealthData locale=\"en_US\">\n" + record + " device=\"" + pad + "\"/>\n</HealthData>\n"),
+            ("a long comment", head + "<HealthData locale=\"en_US\">\n<!--" + pad + "-->\n" + record + "/>\n</HealthData>\n"),
+            ("whitespace in the DTD", head + "<!DOCTYPE HealthData [" + pad + "]>\n<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData>\n"),
+            ("a long processing instruction", head + "<?pi " + pad + "?>\n<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData>\n"),
+            ("whitespace in an end tag", head + "<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData" + pad + ">\n"),
+        ]
+    }
+
+    @Test("a huge whitespace run, attribute, comment, DTD or processing instruction reads as the export it is")  // R: E4
+    func hugeTokensRead() throws {
+        let dir = try HealthExportReaderTests.directory("huge")
+        for (index, token) in Self.hugeTokens(megabytes: 8).enumerated() {
+            let path = dir + "/\(index).xml"
+            try token.xml.write(toFile: path, atomically: true, encoding: .utf8)
+            let started = ContinuousClock.now
+            let (entries, _) = try HealthExportReaderTests.readAll(HealthImportRequest(path: path))
+            #expect(entries.count == 1, "\(token.name)")
+            print("\(token.name), 8 MB: \(ContinuousClock.now - started)")
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
 }

@@ -56,6 +56,11 @@ typedef struct {
     pxs_attribute attributes[PXS_MAX_ATTRIBUTES];
     int attribute_count;
     uint64_t event_line, event_column;
+    // Where a token that needed more input was left (R: E4): its kind, its start and how far it was
+    // read (absolute offsets), with the scan's state there, so that each byte of a token is read
+    // once however many reads it spans — rescanning from its start made a 32 MB tag quadratic.
+    int resume_kind, resume_quote, resume_comment, resume_brackets;
+    uint64_t resume_token, resume_at;
     // The error, when PXS_ERROR was returned.
     char message[256];
     uint64_t error_line, error_column;
