@@ -74,4 +74,29 @@ struct WatchModelTests {
         #expect(watch.store.sampleCount == 1)
         #expect(results[0].actions.frames.count == 1)
     }
+
+    @Test("an import whose check stops the watch three times at one place is given up, not run again on every restart")  // R: E4
+    func importGivenUpAfterThreeStops() throws {
+        var job = HealthImportJob(request: HealthImportRequest(path: "/nowhere/export.xml"), fingerprint: "")
+        job.done = 20_000
+        var state = PersistedState()
+        state.values["watch.import"] = job.json
+        var watch = WatchModel(topology: Self.topology, boot: "w")
+        for restart in 1...3 {
+            try watch.restore(state, now: .zero)
+            #expect(watch.healthImport?.stops == restart)
+            state.values["watch.import"] = watch.healthImport!.json
+        }
+        let actions = watch.advance(to: .zero + .seconds(1))
+        let failed = try #require(actions.events.first { $0.name == EventName.importFailed.rawValue })
+        #expect(failed["reason"]?.stringValue?.contains("stopped 3 times in a row") == true, "\(failed)")
+        #expect(watch.healthImport == nil)
+        // Stopped at another place, the count starts again.
+        var moved = job
+        (moved.stops, moved.stoppedAt, moved.done) = (2, 20_000, 40_000)
+        state.values["watch.import"] = moved.json
+        var other = WatchModel(topology: Self.topology, boot: "w")
+        try other.restore(state, now: .zero)
+        #expect(other.healthImport?.stops == 1 && other.healthImport?.stoppedAt == 40_000)
+    }
 }

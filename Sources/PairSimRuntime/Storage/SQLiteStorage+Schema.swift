@@ -65,7 +65,8 @@ extension SQLiteStorage {
         // v8: the device's own clock — offset, drift, the instant it was last set, time zone — so
         // a user's set-time or set-time-zone outlives the node (R: F5). `node` is whose it is. And
         // the watch's `out-of-range` / `offline` in force, so a restarted watch stays out of range (R: K9);
-        // and whether an import skips invalid records (`import-health --skip-invalid`, R: E5).
+        // and whether an import skips invalid records (`import-health --skip-invalid`, R: E5) and how
+        // often the watch stopped at one place in it (given up at 3, R: E4).
         migrator.registerMigration("v8") { db in
             try db.execute(sql: """
                 CREATE TABLE device_clock (
@@ -73,6 +74,8 @@ extension SQLiteStorage {
                     drift_ppm REAL NOT NULL, since_ms INTEGER NOT NULL, time_zone TEXT NOT NULL);
                 CREATE TABLE watch_partitions (reason TEXT PRIMARY KEY);
                 ALTER TABLE watch_import ADD COLUMN skip_invalid INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE watch_import ADD COLUMN stops INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE watch_import ADD COLUMN stopped_at INTEGER NOT NULL DEFAULT -1;
                 """)
         }
         return migrator

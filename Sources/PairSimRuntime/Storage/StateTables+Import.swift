@@ -26,12 +26,14 @@ extension StateTables {
         guard value != .null, let request = value["request"] else { return }
         let types = request["types"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") }
         try db.execute(sql: """
-            INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint, skip_invalid)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint, skip_invalid,
+                                      stops, stopped_at)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [try string(request, "path", key), request["since"]?.stringValue, request["until"]?.stringValue, types,
                              try string(value, "phase", key), try int(value, "done", key), try int(value, "total", key),
                              try int(value, "saved", key), try int(value, "ignored", key), value["base"]?.intValue,
-                             value["firstDay"]?.stringValue, try string(value, "fingerprint", key), request["skipInvalid"]?.boolValue ?? false])
+                             value["firstDay"]?.stringValue, try string(value, "fingerprint", key), request["skipInvalid"]?.boolValue ?? false,
+                             value["stops"]?.intValue ?? 0, value["stoppedAt"]?.intValue ?? -1])
     }
 
     /// The job as `HealthImportJob.json` spells it (same members, same order), or nil.
@@ -49,6 +51,8 @@ extension StateTables {
         object.append("fingerprint", .string(job["fingerprint"]))
         object.append("saved", .int(job["saved"]))
         object.append("ignored", .int(job["ignored"]))
+        object.append("stops", .int(job["stops"]))
+        object.append("stoppedAt", .int(job["stopped_at"]))
         return .object(object)
     }
 }

@@ -178,10 +178,17 @@ public struct HealthImportJob: Hashable, Sendable {
     /// Entries the check reads per turn; a batch of the import is one message.
     static let checkBatch = 20_000
 
+    /// How many times in a row the watch stopped (a kill, a crash) with the job at `stoppedAt`
+    /// entries done: at `maxStops` the job is given up, so that an export that stops the watch
+    /// can never do so again on every restart (R: E4).
+    public var stops = 0
+    public var stoppedAt = -1
+    public static let maxStops = 3
+
     public var json: JSON {
         .object(["request": request.json, "phase": .string(phase.rawValue), "done": .int(Int64(done)), "total": .int(Int64(total)),
                  "base": base.map(JSON.int) ?? .null, "firstDay": firstDay.map(JSON.string) ?? .null, "fingerprint": .string(fingerprint),
-                 "saved": .int(Int64(saved)), "ignored": .int(Int64(ignored))])
+                 "saved": .int(Int64(saved)), "ignored": .int(Int64(ignored)), "stops": .int(Int64(stops)), "stoppedAt": .int(Int64(stoppedAt))])
     }
 
     init(request: HealthImportRequest, fingerprint: String) {
@@ -201,6 +208,8 @@ public struct HealthImportJob: Hashable, Sendable {
         firstDay = json["firstDay"]?.stringValue
         saved = Int(json["saved"]?.intValue ?? 0)
         ignored = Int(json["ignored"]?.intValue ?? 0)
+        stops = Int(json["stops"]?.intValue ?? 0)
+        stoppedAt = Int(json["stoppedAt"]?.intValue ?? -1)
     }
 
     var progressJSON: JSON {

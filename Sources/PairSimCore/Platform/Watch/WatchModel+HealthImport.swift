@@ -43,6 +43,15 @@ extension WatchModel {
     /// One turn of the import in progress: a piece of the check, or one batch saved and sent.
     mutating func continueHealthImport(now: EmulatedInstant) -> [NodeAction] {
         guard var job = healthImport else { return [] }
+        if job.stops >= HealthImportJob.maxStops {
+            healthImport = nil
+            importReader = nil
+            return [event(.importFailed, now, level: .error, [
+                "path": .string(job.request.path), "phase": .string(job.phase.rawValue),
+                "reason": .string("the watch stopped \(job.stops) times in a row with this import at entry \(job.done) (\(job.phase.rawValue)); given up, so that it cannot stop the watch again"),
+                "saved": .int(Int64(job.saved)),
+            ])]
+        }
         if job.phase == .importing, !sync.hasRoom(.healthkit) { return [] }
         if importReader == nil, job.phase == .checking {
             // A restarted watch checks again from the top.

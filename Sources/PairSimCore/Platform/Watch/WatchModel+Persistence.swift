@@ -64,6 +64,14 @@ extension WatchModel {
         plan = values["watch.plan"].flatMap(WorkoutPlan.init(json:))
         bulk = values["watch.bulk"].flatMap(BulkWrite.init(json:))
         healthImport = values["watch.import"].flatMap(HealthImportJob.init(json:))
+        if var job = healthImport {
+            // The watch stopped with an import under way: again at the same place counts toward giving up.
+            // Only while checking, which reads on without waiting for anything: an import waiting for
+            // the phone's acknowledgements may well be stopped several times at one place.
+            if job.phase != .checking { (job.stops, job.stoppedAt) = (0, -1) }
+            else if job.done == job.stoppedAt { job.stops += 1 } else { (job.stops, job.stoppedAt) = (1, job.done) }
+            healthImport = job
+        }
         if let json = values["wc"] { try wc.restore(json: json) }
         if let clock = values["watch.clock"] { time.restore(try DeviceClock(json: clock, path: "watch.clock"), now: now) }
         // Out of range or offline when it stopped: so it comes back, until `in-range` / `online` (R: K9).
