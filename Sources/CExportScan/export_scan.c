@@ -391,6 +391,17 @@ static int scan_skipped(pxs_scanner *s, size_t opening, const char *closing, con
     return 0;
 }
 
+/// What one piece of markup may hold: the scanner keeps a token whole in its buffer, so this bounds
+/// its memory (R: E4). Apple's largest is the DTD, about 20 KB.
+#define PXS_MAX_TOKEN ((size_t)64 << 20)
+
+static int bounded(pxs_scanner *s, int status) {
+    if (status == PXS_NEED && s->end - s->start > PXS_MAX_TOKEN) {
+        return fail(s, s->start, "markup longer than %s (a tag, comment, DTD or processing instruction): not what Apple writes", "64 MB");
+    }
+    return status;
+}
+
 int pxs_next(pxs_scanner *s) {
     if (s->pending_end) {
         s->pending_end = 0;
@@ -463,7 +474,7 @@ int pxs_next(pxs_scanner *s) {
         }
         int status;
         if (available >= 2 && p[1] == '/') {
-            return scan_end_tag(s);
+            return bounded(s, scan_end_tag(s));
         } else if (available >= 2 && p[1] == '?') {
             status = scan_skipped(s, 2, "?>", "a processing instruction");
         } else if (available >= 4 && memcmp(p, "<!--", 4) == 0) {
@@ -477,8 +488,8 @@ int pxs_next(pxs_scanner *s) {
         } else if (available >= 2 && p[1] == '!') {
             return fail(s, s->start, "unknown markup after '<!'%s", "");
         } else {
-            return scan_start_tag(s);
+            return bounded(s, scan_start_tag(s));
         }
-        if (status != 0) return status;
+        if (status != 0) return bounded(s, status);
     }
 }

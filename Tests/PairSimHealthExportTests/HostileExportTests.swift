@@ -154,4 +154,15 @@ struct HostileExportTests {
             try? FileManager.default.removeItem(atPath: path)
         }
     }
+
+    @Test("one piece of markup over 64 MB is refused where it starts: memory stays bounded")  // R: E4
+    func tokenTooLong() throws {
+        let dir = try HealthExportReaderTests.directory("toolong")
+        let token = Self.hugeTokens(megabytes: 65)[2] // a comment
+        try token.xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
+        do { _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml")); Issue.record("read") } catch {
+            #expect(error.message.contains("markup longer than 64 MB") && error.line == 3 && error.column == 1, "\(error.message)")
+        }
+        try? FileManager.default.removeItem(atPath: dir + "/export.xml")
+    }
 }
