@@ -70,4 +70,50 @@ struct CommandGrammarTests {
         let reply = watch.handle(commandText: "help", now: .zero).reply
         for spec in WatchModel.commands { #expect(reply.contains(spec.verb)) }
     }
+
+    /// The options a command's usage names (`[--every D]`).
+    static func options(_ spec: CommandSpec) -> [String] {
+        spec.usage.matches(of: /--([a-z0-9][a-z0-9-]*)/).map { String($0.output.1) }
+    }
+
+    @Test("the command table is the one authority: every option its usage names is taken by the node and documented on its row; any other is refused with a suggestion")  // R: K6
+    func tableIsTheAuthority() throws {
+        let doc = try DocsTests.doc("COMMANDS.md")
+        // The node's own section first, then what both nodes share.
+        var sections: [String: [Substring]] = [:]
+        for part in doc.components(separatedBy: "\n## ").dropFirst() {
+            let title = String(part.prefix { $0 != "\n" })
+            sections[title] = part.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        }
+        func check(_ node: NodeName, _ specs: [CommandSpec], _ run: (String) -> CommandResult) {
+            let rows = (sections[node == .watch ? "Watch" : "Phone"] ?? []) + (sections["Both nodes"] ?? []) + (sections["WatchConnectivity (both nodes)"] ?? [])
+            #expect(!rows.isEmpty, "\(node): no section in docs/COMMANDS.md")
+            for spec in specs {
+                let row = rows.first { row in
+                    let cell = row.dropFirst(2).prefix { $0 != "|" }
+                    return cell.contains("`\(spec.verb) ") || cell.contains("`\(spec.verb)`")
+                }
+                #expect(row != nil, "\(node) \(spec.verb): no row in docs/COMMANDS.md")
+                for option in Self.options(spec) {
+                    #expect(row?.contains("--\(option)") == true, "\(node) \(spec.verb) --\(option): not on its docs row")
+                    let reply = run("\(spec.verb) --\(option)=1").reply
+                    #expect(!reply.contains("unknown option"), "\(node) \(spec.verb) --\(option): \(reply)")
+                }
+                let typo = Self.options(spec).first.map { String($0.dropLast()) + "x" } ?? "bogus"
+                let refused = run("\(spec.verb) --\(typo)=1")
+                #expect(!refused.ok && refused.reply.contains("unknown option --\(typo)"), "\(node) \(spec.verb): \(refused.reply)")
+                if let first = Self.options(spec).first {
+                    #expect(refused.reply.contains("did you mean --\(first)?"), "\(node) \(spec.verb): \(refused.reply)")
+                }
+            }
+        }
+        check(.watch, WatchModel.commands) { text in
+            var watch = WatchModel(topology: Self.topology, boot: "w")
+            return watch.handle(commandText: text, now: .zero)
+        }
+        check(.phone, PhonePlatform.commands) { text in
+            var phone = PhonePlatform(topology: Self.topology, boot: "p")
+            return phone.handle(commandText: text, now: .zero)
+        }
+    }
 }

@@ -24,7 +24,7 @@ extension PhonePlatform {
         CommandSpec("plug-in", "", "the phone goes on external power: BGProcessingTasks that require it may run (with the device locked)"),
         CommandSpec("unplug", "", "the phone leaves external power"),
     ] + DeviceTime.commands + WCSessionCore.commands + [
-        CommandSpec("status", "", "app state, observers, background delivery, stores, counters, and the app's own status"),
+        CommandSpec("status", "[--json]", "app state, observers, background delivery, stores, counters, and the app's own status"),
         CommandSpec("help", "", "this list"),
     ]
 
@@ -43,6 +43,8 @@ extension PhonePlatform {
     mutating func run(command line: ParsedCommand, appCommands: [CommandSpec], now: EmulatedInstant) -> CommandResult {
         do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands + appCommands, node: .phone)
+            // The table is the authority: an option its usage does not name is refused first (R: K6).
+            try ArgumentReader.checkOptions(line, spec)
             let args = ArgumentReader(line, spec)
             switch line.verb {
             case "launch", "foreground", "background", "inactive", "force-quit", "terminate", "lock", "unlock":

@@ -24,7 +24,7 @@ extension WatchModel {
         CommandSpec("offline", "", "no network at all: both channels stop"),
         CommandSpec("online", "", "network back: both channels resume"),
     ] + DeviceTime.commands + WCSessionCore.commands + [
-        CommandSpec("status", "", "session, stores, outboxes and counters"),
+        CommandSpec("status", "[--json]", "session, stores, outboxes and counters"),
         CommandSpec("help", "", "this list"),
     ]
 
@@ -38,6 +38,8 @@ extension WatchModel {
     mutating func run(command line: ParsedCommand, now: EmulatedInstant) -> CommandResult {
         do throws(CommandError) {
             let spec = try CommandGrammar.spec(for: line.verb, in: Self.commands, node: .watch)
+            // The table is the authority: an option its usage does not name is refused first (R: K6).
+            try ArgumentReader.checkOptions(line, spec)
             let args = ArgumentReader(line, spec)
             if let hostedApp, Self.seedsAppVerbs.contains(line.verb) {
                 throw CommandError("\(line.verb): the watch runs the app \"\(hostedApp)\", not PairSim's built-in watch app; its own actions drive its workouts ('help' lists them)")
