@@ -149,10 +149,11 @@ extension HealthExportReader {
     /// At most 64 bytes of input for a message (cut at a character, marked `…`): a quoted value
     /// can never make an unbounded message or event.
     static func quote(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard bytes.count > 64 else { return String(decoding: bytes, as: UTF8.self) }
+        // Control characters shown as `\u{1B}`: a quote never carries an escape sequence to a terminal.
+        guard bytes.count > 64 else { return Event.visible(String(decoding: bytes, as: UTF8.self)) }
         var end = 64
         while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 } // not inside a character
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self) + "…"
+        return Event.visible(String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)) + "…"
     }
 
     static let maxUnknownNames = 100

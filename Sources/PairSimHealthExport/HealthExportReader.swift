@@ -110,6 +110,11 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
         let modified = (attributes?[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970 * 1000) } ?? -1
         fingerprint = "\(size) bytes, modified \(modified)"
+        // Checked before opening (opening a socket fails with a confusing error), and again after,
+        var before = stat()
+        if stat(path, &before) == 0, before.st_mode & S_IFMT != S_IFREG {
+            throw HealthExportError("\(path): not a regular file (a named pipe, a device or a socket is not an export)")
+        }
         // Non-blocking, then checked: opening a named pipe for reading waits for a writer, and
         // reading a device never ends (R: E4). Only a regular file is an export.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)

@@ -95,27 +95,39 @@ enum ReportAnalysis {
             rows.append(.array([.int(at.milliseconds), .string(what),
                                 .string(clocks[.phone]!.localText(at: at)), .string(clocks[.watch]!.localText(at: at))]))
         }
-        for event in events where event.name.hasPrefix("clock.") {
-            guard var clock = clocks[event.node] else { continue }
-            switch event.name {
-            case EventName.clockStarted.rawValue, EventName.clockSet.rawValue:
-                if let offset = event["offsetMs"]?.intValue { clock.set(reading: event.at + .milliseconds(offset), at: event.at) }
-                if let drift = event["driftPPM"]?.doubleValue { clock.driftPPM = drift }
-                if let zone = event["timeZone"]?.stringValue, DeviceClock.isKnownZone(zone) { clock.timeZone = zone }
-            case EventName.clockTimeZone.rawValue:
-                if let zone = event["to"]?.stringValue, DeviceClock.isKnownZone(zone) { clock.timeZone = zone }
-            default:
-                break
+        // The clocks as they stand after everything at an instant, for each event at it: both
+        // nodes' `clock.started` at zero come before either row.
+        let changes = events.filter { $0.name.hasPrefix("clock.") && clocks[$0.node] != nil }
+        var index = 0
+        while index < changes.count {
+            let at = changes[index].at
+            let group = changes[index...].prefix { $0.at == at }
+            for event in group {
+                var clock = clocks[event.node]!
+                switch event.name {
+                case EventName.clockStarted.rawValue, EventName.clockSet.rawValue:
+                    if let offset = event["offsetMs"]?.intValue { clock.set(reading: event.at + .milliseconds(offset), at: event.at) }
+                    if let drift = event["driftPPM"]?.doubleValue { clock.driftPPM = drift }
+                    if let zone = event["timeZone"]?.stringValue, DeviceClock.isKnownZone(zone) { clock.timeZone = zone }
+                case EventName.clockTimeZone.rawValue:
+                    if let zone = event["to"]?.stringValue, DeviceClock.isKnownZone(zone) { clock.timeZone = zone }
+                default:
+                    break
+                }
+                clocks[event.node] = clock
             }
-            clocks[event.node] = clock
-            let what: String
-            switch event.name {
-            case EventName.clockStarted.rawValue: what = "\(event.node.rawValue) clock: \(clock.settingsText)"
-            case EventName.clockSet.rawValue: what = "\(event.node.rawValue) set-time"
-            case EventName.clockTimeZone.rawValue: what = "\(event.node.rawValue) set-time-zone \(clock.timeZone)"
-            default: what = "\(event.node.rawValue) daylight saving " + (event["daylightSaving"]?.boolValue == true ? "begins" : "ends")
+            for event in group {
+                let clock = clocks[event.node]!
+                let what: String
+                switch event.name {
+                case EventName.clockStarted.rawValue: what = "\(event.node.rawValue) clock: \(clock.settingsText)"
+                case EventName.clockSet.rawValue: what = "\(event.node.rawValue) set-time"
+                case EventName.clockTimeZone.rawValue: what = "\(event.node.rawValue) set-time-zone \(event["to"]?.stringValue ?? "")"
+                default: what = "\(event.node.rawValue) daylight saving " + (event["daylightSaving"]?.boolValue == true ? "begins" : "ends")
+                }
+                row(at, what)
             }
-            row(event.at, what)
+            index += group.count
         }
         if !rows.isEmpty { row(end, "end") }
         return rows

@@ -49,7 +49,7 @@ struct ControlEndToEndTests {
         #expect(String(decoding: reply[1], as: UTF8.self).contains("one frame"))
         #expect(try pair.ctl(.watch, "ping").ok)
         // `at MS COMMAND` (R: K9): run at that very instant; its reply waits; the past runs at once.
-        for (command, says) in [("at soon status", "at: expected at <milliseconds> <command>"), ("at 5", "at: expected"),
+        for (command, says) in [("at", "at: expected at <milliseconds> <command>"), ("at soon status", "at: expected at <milliseconds> <command>"), ("at 5", "at: expected"),
                                 ("at 5 ping", "ping cannot be scheduled"), ("at 5 at 6 status", "at cannot be scheduled")] {
             let reply = try pair.ctl(.watch, command)
             #expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")

@@ -57,6 +57,8 @@ struct ScenarioEndToEndTests {
             topology: \(Self.scenarios)/../default.yaml
             duration: 35m
             timeline:
+              - { at: 0, watch: write-sample hrv 50 }
+              - { at: 0, phone: background }
               - { at: 1m, watch: start-workout running }
               - { at: 31m, watch: finish-workout }
             expect:
@@ -66,6 +68,9 @@ struct ScenarioEndToEndTests {
         #expect(run.status == 0, "\(run.output)")
         let started = EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "workout.started" }
         #expect(started?.at == .zero + .minutes(1), "the first command at 1m, not when the launcher's clock got there: \(String(describing: started?.at))")
+        #expect(EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "sample.written" }?.at == .zero, "at 0 runs at 0")
+        #expect(EventLog.read(path: dir + "/run/phone/events.jsonl").first { $0.name == "app.state" && $0["to"] == "background" }?.at == .zero,
+                "on the other node at the same instant")
     }
 
     @Test("topology run --nemesis kills real processes, partitions and bursts as drawn from the seed, then checks PairSim's invariants and the scenario's own", .timeLimit(.minutes(5)))  // R: K9, V3

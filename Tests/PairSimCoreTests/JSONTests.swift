@@ -124,4 +124,11 @@ struct JSONTests {
         let own = Event(at: .zero, node: .phone, name: "hk.saved", fields: ["blob": .string(String(repeating: "x", count: 5_000))])
         #expect(own["blob"]?.stringValue?.count == 5_000)
     }
+
+    @Test("a human log line shows control characters instead of sending them to the terminal")  // R: E4
+    func humanLineEscapes() {
+        let event = Event(at: .zero, node: .watch, .commandFailed, fields: ["reason": .string("\u{1B}[2Jwatch-app\n72\u{07}")])
+        #expect(event.humanLine == "00:00:00.000 command.failed reason=\\u{1B}[2Jwatch-app\\u{A}72\\u{7}")
+        #expect(!event.humanLine.unicodeScalars.contains { $0.value < 0x20 })
+    }
 }

@@ -83,6 +83,7 @@ struct ProtocolAnswersTests {
         #expect(phone.code("hk.objects", Self.objects(stream: "b.hk", seq: "1125899906842625")) == "bad-envelope")
         #expect(phone.code("hk.objects", Self.objects(stream: "c.hk", seq: "18446744073709551616")) == "bad-envelope")
         #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0}"#)) == nil, "selective left out")
+        #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0,"selective":null}"#)) == "bad-body", "left out is not null")
         #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0,"selective":[1125899906842625]}"#)) == "bad-body")
         #expect(phone.code("ack.hk", Self.ack(#"{"upTo":1125899906842625}"#)) == "bad-body")
     }

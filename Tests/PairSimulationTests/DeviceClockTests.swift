@@ -53,7 +53,7 @@ struct DeviceClockTests {
         let clock = DeviceClock(offset: .minutes(-3), driftPPM: 40, since: .zero)
         #expect(clock.reading(at: .zero + .minutes(10)) == .zero + .minutes(7) + .milliseconds(24))
         #expect(clock.reading(at: .zero + .days(1)) == .zero + .days(1) - .minutes(3) + .milliseconds(3_456))
-        for ms in stride(from: Int64(0), to: 90_000_000, by: 1_234_567) {
+        for ms in stride(from: Int64(1_000), to: 90_000_000, by: 1_234_567) { // above zero: readings stop at the epoch
             let reading = EmulatedInstant(milliseconds: ms)
             let t = clock.instant(reading: reading)
             #expect(clock.reading(at: t) >= reading && clock.reading(at: t - .milliseconds(1)) < reading)
@@ -225,5 +225,27 @@ struct DeviceClockTests {
             """)
         let restarted = try #require(run.events.last { $0.name == "clock.started" && $0.node == .watch })
         #expect(restarted.at == .zero + .minutes(11) && restarted["offsetMs"] == .int(7_200_000))
+    }
+
+    @Test("a watch clock that loses time or starts behind 1970 still syncs: the workout's active time fits its stamped span, stamps never go below the epoch")  // R: F5
+    func slowAndEarlyClocksSync() throws {
+        for overrides in ["overrides:\n  watch: { clock: { drift: -40 } }", "overrides:\n  watch: { clock: { offset: -5m } }"] {
+            let run = try Self.run(overrides: overrides, """
+                  - { at: 1m, watch: start-workout running }
+                  - { at: 31m, watch: finish-workout }
+                """)
+            #expect(!run.events.contains { $0.name == "wire.rejected" }, "\(overrides): \(run.events.filter { $0.name == "wire.rejected" }.prefix(1))")
+            let saved = try #require(run.events.first { $0.name == "hk.saved" && $0.node == .phone && $0["kind"] == "workout" }, "\(overrides)")
+            #expect(saved["start"] != nil)
+        }
+    }
+
+    @Test("set-time before 1970 and zones that are not IANA identifiers are refused")  // R: F5
+    func refusedSettings() throws {
+        let refused = Self.commandFailures(try Self.run("""
+              - { at: 1m, phone: set-time 1969-12-31T23:00:00Z }
+              - { at: 1m, phone: set-time-zone GMT+2 }
+            """))
+        #expect(refused.count == 2 && refused[0].contains("outside 1970") && refused[1].contains("unknown time zone \"GMT+2\""), "\(refused)")
     }
 }

@@ -133,11 +133,29 @@ extension Event {
 
     public static func humanValue(_ value: JSON) -> String {
         switch value {
-        case .string(let s): s.contains(" ") || s.isEmpty ? "\"\(s)\"" : s
-        case .null: "-"
-        case .double(let d): d.rounded() == d ? String(Int64(d)) : String(format1(d))
-        default: JSONWriter.string(value)
+        case .string(let raw):
+            // Control characters shown, never sent to the terminal (an escape sequence in an
+            // imported name, a line feed splitting the line).
+            let s = Event.visible(raw)
+            return s.contains(" ") || s.isEmpty ? "\"\(s)\"" : s
+        case .null: return "-"
+        case .double(let d): return d.rounded() == d ? String(Int64(d)) : String(format1(d))
+        default: return JSONWriter.string(value)
         }
+    }
+
+    /// `text` with control characters (below U+0020, and U+007F) written as `\u{1B}`.
+    public static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func format1(_ value: Double) -> String {

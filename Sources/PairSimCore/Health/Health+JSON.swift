@@ -14,7 +14,7 @@ extension HealthSample {
     }
 
     public init(reading r: FieldReader) throws(DecodeError) {
-        try r.only(["uuid", "type", "start", "end", "value", "source"])
+        try r.only(WireKeys.sample)
         let typeName = try r.string("type")
         guard let type = SampleType(rawValue: typeName) else {
             throw DecodeError(path: "\(r.path).type", reason: "unknown sample type \"\(typeName.prefix(40))\"")
@@ -43,7 +43,7 @@ extension Workout {
     }
 
     public init(reading r: FieldReader) throws(DecodeError) {
-        try r.only(["uuid", "activity", "start", "end", "activeDuration", "activeEnergy", "source"])
+        try r.only(WireKeys.workout)
         let start = try r.instant("start")
         let end = try r.instant("end")
         guard end >= start else { throw DecodeError(path: "\(r.path).end", reason: "is before start") }
@@ -70,7 +70,7 @@ extension ExerciseRecord {
     }
 
     public init(reading r: FieldReader) throws(DecodeError) {
-        try r.only(["id", "exercise", "start", "duration", "calories", "healthKitWorkoutID", "source"])
+        try r.only(WireKeys.record)
         self.init(id: try r.uuid("id"), exercise: try r.string("exercise", maxBytes: Workout.maxActivityBytes), start: try r.instant("start"),
                   duration: .milliseconds(try r.int("duration", min: 0, max: 1 << 40)),
                   calories: try r.optionalDouble("calories", min: 0, max: 50_000),
@@ -83,7 +83,7 @@ extension DeletedObject {
     public var json: JSON { .object(["uuid": .string(uuid.text), "type": .string(type.name)]) }
 
     public init(reading r: FieldReader) throws(DecodeError) {
-        try r.only(["uuid", "type"])
+        try r.only(WireKeys.deleted)
         let typeName = try r.string("type")
         // The wire takes HealthKit's names only (`heartRate`, `workout`); commands' shortcuts
         // (`hr`, `workouts`) are for people typing.
@@ -175,7 +175,7 @@ public struct HealthObjectsBatch: Hashable, Sendable {
     /// Reads a body; samples may come as `series` (what nodes send) or as `samples` objects.
     public init(body: JSONObject, limits: WireLimits) throws(DecodeError) {
         let r = FieldReader(body, path: "body")
-        try r.only(["workouts", "samples", "series", "deleted"])
+        try r.only(WireKeys.objects)
         let limit = limits.maxItemsPerMessage
         workouts = try r.objects("workouts", limit: limit) { (r) throws(DecodeError) in try Workout(reading: r) }
         samples = try r.objects("samples", limit: limit) { (r) throws(DecodeError) in try HealthSample(reading: r) }
@@ -220,7 +220,7 @@ public struct RecordsBatch: Hashable, Sendable {
 
     public init(body: JSONObject, limits: WireLimits) throws(DecodeError) {
         let r = FieldReader(body, path: "body")
-        try r.only(["saved", "deleted"])
+        try r.only(WireKeys.records)
         saved = try r.objects("saved", limit: limits.maxItemsPerMessage) { (r) throws(DecodeError) in try ExerciseRecord(reading: r) }
         deleted = []
         for (index, item) in try r.array("deleted", limit: limits.maxItemsPerMessage).enumerated() {

@@ -113,7 +113,7 @@ public struct SampleSeries: Hashable, Sendable {
 
     /// Reads one series, naming the element at fault (`body.series[0].start[7]`).
     static func read(_ r: FieldReader, limit: Int) throws(DecodeError) -> [HealthSample] {
-        try r.only(["type", "source", "uuids", "start", "end", "value"])
+        try r.only(WireKeys.series)
         let typeName = try r.string("type")
         guard let type = SampleType(rawValue: typeName) else {
             throw DecodeError(path: "\(r.path).type", reason: "unknown sample type \"\(typeName.prefix(40))\"")

@@ -26,7 +26,7 @@ extension SyncEngine {
             let reachable: Bool
             do throws(DecodeError) {
                 let reader = FieldReader(envelope.body, path: "body")
-                try reader.only(["reachable", "stream", "settled"])
+                try reader.only(WireKeys.link)
                 reachable = try reader.bool("reachable")
                 // `stream` and `settled` come together or not at all (docs/PROTOCOL.md).
                 if envelope.body.keys.contains("stream") != envelope.body.keys.contains("settled") {
@@ -190,7 +190,8 @@ extension SyncEngine {
         let upTo: Int64
         var selective: [UInt64] = []
         do throws(DecodeError) {
-            try reader.only(["upTo", "selective"])
+            try reader.only(WireKeys.ack)
+            if envelope.body["selective"] == .null { throw DecodeError(path: "body.selective", reason: "null: leave it out, or give an array") }
             upTo = try reader.int("upTo", min: 0, max: FieldReader.maxTime)
             // `selective` is optional: absent, the receiver has nothing beyond `upTo`.
             for (index, item) in try reader.array("selective", limit: Self.maxSelective).enumerated() {

@@ -58,11 +58,12 @@ public struct DeviceClock: Hashable, Sendable {
     /// Reads true time and nothing else: offset 0, no drift.
     public var isExact: Bool { offset == .zero && driftPPM == 0 }
 
-    /// What the device's clock reads at true instant `t`.
+    /// What the device's clock reads at true instant `t`: never before 1970 (the epoch is the
+    /// earliest date a device here shows and stamps; a clock set back further reads the epoch).
     public func reading(at t: EmulatedInstant) -> EmulatedInstant {
-        guard driftPPM != 0 else { return t + offset }
+        guard driftPPM != 0 else { return max(.zero, t + offset) }
         let gained = (Double(t.milliseconds - since.milliseconds) * driftPPM / 1_000_000).rounded(.down)
-        return t + offset + .milliseconds(Int64(gained))
+        return max(.zero, t + offset + .milliseconds(Int64(gained)))
     }
 
     /// The true instant at which the device's clock reads `reading` (its inverse; a device date
@@ -184,9 +185,13 @@ public struct DeviceClock: Hashable, Sendable {
     static func instant(_ date: Date) -> EmulatedInstant { EmulatedInstant(milliseconds: Int64((date.timeIntervalSince1970 * 1_000).rounded())) }
 
     /// Whether `identifier` names a time zone this machine's Foundation knows.
+    /// Only IANA identifiers (and `UTC`, `GMT`): Foundation also takes `GMT+2`, which IANA spells
+    /// `Etc/GMT-2` with the opposite sign — refused rather than guessed.
     public static func isKnownZone(_ identifier: String) -> Bool {
-        identifier.utf8.count <= 64 && TimeZone(identifier: identifier) != nil
+        identifier.utf8.count <= 64 && knownZones.contains(identifier) && TimeZone(identifier: identifier) != nil
     }
+
+    static let knownZones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", "GMT"])
 
     /// How the status line and events describe the settings: `offset -1m30s, drift +40 ppm, Europe/Berlin`.
     public var settingsText: String {
@@ -195,9 +200,14 @@ public struct DeviceClock: Hashable, Sendable {
         return "offset \(sign)\(offset), drift \(drift) ppm, \(timeZone)"
     }
 
+    /// The reading minus true time at `t`, drift included and before the epoch's floor.
+    public func offsetMs(at t: EmulatedInstant) -> Int64 {
+        offset.milliseconds + Int64((Double(t.milliseconds - since.milliseconds) * driftPPM / 1_000_000).rounded(.down))
+    }
+
     /// The fields of `node.started`'s and the `clock.*` events' `clock` (R: F5), at true instant `t`.
     public func fields(at t: EmulatedInstant) -> JSONObject {
-        ["reads": .string(localText(at: t)), "offsetMs": .int((reading(at: t) - t).milliseconds),
+        ["reads": .string(localText(at: t)), "offsetMs": .int(offsetMs(at: t)),
          "driftPPM": .double(driftPPM), "timeZone": .string(timeZone)]
     }
 

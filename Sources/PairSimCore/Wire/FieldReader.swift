@@ -58,7 +58,12 @@ public struct FieldReader {
 
     public func int(_ key: String, min: Int64 = .min, max: Int64 = .max) throws(DecodeError) -> Int64 {
         let value = try required(key)
-        guard let number = value.exactIntValue else { throw DecodeError(path: at(key), reason: "expected an integer, got \(JSONWriter.string(value).prefix(40))") }
+        guard let number = value.exactIntValue else {
+            if case .double = value {
+                throw DecodeError(path: at(key), reason: "expected an integer written without fraction or exponent, got a number written with one")
+            }
+            throw DecodeError(path: at(key), reason: "expected an integer, got \(JSONWriter.string(value).prefix(40))")
+        }
         guard number >= min else { throw DecodeError(path: at(key), reason: "must be ≥ \(min), got \(number)") }
         guard number <= max else { throw DecodeError(path: at(key), reason: "must be ≤ \(max), got \(number)") }
         return number
@@ -142,4 +147,24 @@ public struct FieldReader {
         }
         return result
     }
+}
+
+/// The keys docs/PROTOCOL.md lists for each object on the wire (R: K5): constants, so checking a
+/// frame allocates nothing (a literal per call cost an allocation per acknowledgement).
+public enum WireKeys {
+    public static let message = ["id", "payload", "data", "reply", "settled"]
+    public static let userinfo = ["id", "payload", "settled"]
+    public static let context = ["payload", "settled"]
+    public static let file = ["id", "name", "size", "metadata", "settled"]
+    public static let reply = ["id", "payload", "data", "error", "settled"]
+    public static let link = ["reachable", "stream", "settled"]
+    public static let ack = ["upTo", "selective"]
+    public static let envelope = ["v", "from", "stream", "seq", "sentAt", "channel", "kind", "body"]
+    public static let series = ["type", "source", "uuids", "start", "end", "value"]
+    public static let sample = ["uuid", "type", "start", "end", "value", "source"]
+    public static let workout = ["uuid", "activity", "start", "end", "activeDuration", "activeEnergy", "source"]
+    public static let record = ["id", "exercise", "start", "duration", "calories", "healthKitWorkoutID", "source"]
+    public static let deleted = ["uuid", "type"]
+    public static let objects = ["workouts", "samples", "series", "deleted"]
+    public static let records = ["saved", "deleted"]
 }

@@ -114,11 +114,14 @@ public enum WireCodec {
         guard let version = object["v"] else { throw WireError(.badEnvelope, "envelope.v is missing") }
         // The integer 1, written so: `1.0` or `1e0` is another token (docs/PROTOCOL.md).
         guard version.exactIntValue == Envelope.version else {
+            if case .double = version {
+                throw WireError(.unsupportedVersion, "envelope.v is a number written with a fraction or exponent; this node speaks version \(Envelope.version), written as the integer token 1")
+            }
             throw WireError(.unsupportedVersion, "envelope.v is \(JSONWriter.string(version)); this node speaks version \(Envelope.version)")
         }
         let fields = FieldReader(object, path: "envelope")
         do throws(DecodeError) {
-            try fields.only(["v", "from", "stream", "seq", "sentAt", "channel", "kind", "body"])
+            try fields.only(WireKeys.envelope)
             let fromText = try fields.string("from")
             guard let from = NodeName(rawValue: fromText) else {
                 throw DecodeError(path: "envelope.from", reason: "unknown node \"\(fromText)\" (expected watch or phone)")

@@ -13,8 +13,12 @@ public struct AppClock: Clock, Sendable {
         }
         public func duration(to other: Instant) -> Duration { .milliseconds(other.milliseconds - milliseconds) }
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.milliseconds < rhs.milliseconds }
-        /// As a `Date` (the epoch is 1 January 1970).
-        public var date: Date { Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1_000) }
+        /// As a `Date`: what the device's clock reads at this instant (its offset and drift,
+        /// docs/TOPOLOGY.md#device-clocks), as `Date()` would have then; the epoch is 1 January 1970.
+        public var date: Date {
+            let reading = AppRuntime.current?.clock.reading(at: EmulatedInstant(milliseconds: milliseconds)).milliseconds ?? milliseconds
+            return Date(timeIntervalSince1970: TimeInterval(reading) / 1_000)
+        }
     }
 
     public init() {}

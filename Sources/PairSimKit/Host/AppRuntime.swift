@@ -101,8 +101,12 @@ package final class AppRuntime: @unchecked Sendable {
     /// clocks true emulated time; `TimeZone.current` is its zone (R: F5).
     func beginAppTime() {
         pairsim_app_time_begin_device(deviceNow.milliseconds, now.milliseconds)
-        DeviceTimeZone.use(clock.timeZone)
+        // Nothing switched since this runtime last set its zone: it is still the process's.
+        if appliedZone.switches == DeviceTimeZone.switches.load(ordering: .relaxed), appliedZone.zone == clock.timeZone { return }
+        appliedZone = (clock.timeZone, DeviceTimeZone.use(clock.timeZone))
     }
+    /// The zone this runtime last made the process's, and the switch count then.
+    var appliedZone: (zone: String, switches: Int) = ("", -1)
 
     /// What the app printed, line by line and in the order printed, as `app.print` events at the
     /// delivery's instant (a line not yet ended waits for its end; one over 16 KiB is cut there).

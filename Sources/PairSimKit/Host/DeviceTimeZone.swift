@@ -10,15 +10,20 @@ import Synchronization
 /// machine's zone: a run reads the same wherever it runs.
 enum DeviceTimeZone {
     private static let applied = Mutex<String?>(nil)
+    /// Counts the switches: a runtime that saw none since its last delivery skips the lock (a lock
+    /// per delivery cost ~2 % of `scripts/bench.sh simulate`).
+    static let switches = Atomic<Int>(0)
 
-    static func use(_ identifier: String) {
+    /// Makes `identifier` the process's zone; returns the switch count it holds under.
+    static func use(_ identifier: String) -> Int {
         applied.withLock { current in
-            guard current != identifier, let zone = TimeZone(identifier: identifier) else { return }
+            guard current != identifier, let zone = TimeZone(identifier: identifier) else { return switches.load(ordering: .relaxed) }
             setenv("TZ", identifier, 1)
             NSTimeZone.resetSystemTimeZone()
             NSTimeZone.default = zone
             _ = TimeZone.current // read once here, under the lock, so no other thread reads TZ half-set
             current = identifier
+            return switches.add(1, ordering: .relaxed).newValue
         }
     }
 }

@@ -155,12 +155,19 @@ public struct ScenarioRunner {
             return group
         }
         var index = 0
-        // Wall time starts only once the first commands wait at their nodes: however slow the
-        // machine, none arrives after its instant.
-        let first = group(at: 0)
+        // Commands at time zero run while time still stands there; then wall time starts only once
+        // the next commands wait at their nodes: however slow the machine, none arrives after its instant.
+        if clock.epochFile != nil {
+            while case let zero = group(at: index), !zero.isEmpty, zero.allSatisfy({ $0.at <= .zero }) {
+                try finishAhead(beginAhead(zero))
+                index += zero.count
+            }
+        }
+        let first = group(at: index)
         let firstSent = first.isEmpty ? nil : beginAhead(first)
         index += first.count
-        clock.epochFile?.store(raw: Int64(EmulatedClock.wallMilliseconds().rounded(.up)))
+        // A moment ahead, for the requests just sent to reach their nodes first (time stands at zero till then).
+        clock.epochFile?.store(raw: Int64(EmulatedClock.wallMilliseconds().rounded(.up)) + Self.startMargin)
         pairReady()
         if let firstSent { try finishAhead(firstSent) }
         while index < timeline.count {
@@ -218,6 +225,9 @@ public struct ScenarioRunner {
                                verdicts: ExpectationChecker.check((underNemesis ? [] : scenario.expectations) + scenario.invariants, events: events),
                                failedCommands: failed, charts: charts)
     }
+
+    /// Wall milliseconds between writing the epoch and emulated time zero.
+    static let startMargin: Int64 = 200
 
     /// What a stopped node left in its data directory (its database and turn journal).
     public static func savedState(directory: String) throws -> PersistedState {

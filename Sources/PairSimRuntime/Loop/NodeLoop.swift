@@ -27,6 +27,16 @@ final class NodeLoop<Model: NodeModel> {
     var stopping = false
     /// A control request `at MS COMMAND` waiting for its instant; its reply waits with it (R: K9).
     var scheduled: (at: EmulatedInstant, command: String)?
+    /// The latest instant the model was handed anything at: a scheduled command that arrives a
+    /// little after its instant still runs at it when nothing happened in between (R: K9).
+    var lastTurnAt = EmulatedInstant.zero
+
+    /// Now, as a turn hands it to the model.
+    func turnNow() -> EmulatedInstant {
+        let now = options.clock.now()
+        if now > lastTurnAt { lastTurnAt = now }
+        return now
+    }
     /// Boot and turn handling shared with the simulator.
     var turns = NodeTurns()
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
@@ -119,6 +129,7 @@ final class NodeLoop<Model: NodeModel> {
                 // First in the pass, at its own instant: what was due before it happens first.
                 scheduled = nil
                 if let next = Self.nextDeadline(of: &model), next <= due.at { actions += model.advance(to: due.at) }
+                if due.at > lastTurnAt { lastTurnAt = due.at }
                 let result = model.handleLogged(commandText: due.command, now: due.at)
                 actions += result.actions
                 controlReply = result
@@ -148,6 +159,13 @@ final class NodeLoop<Model: NodeModel> {
                         controlReply = .failure(error)
                     case .success(let (instant, command)) where instant > options.clock.now():
                         scheduled = (instant, command)
+                    case .success(let (instant, command)) where instant >= lastTurnAt:
+                        // Arrived a little late, but nothing happened since its instant: run it there.
+                        if let next = Self.nextDeadline(of: &model), next <= instant { actions += model.advance(to: instant) }
+                        lastTurnAt = instant
+                        let result = model.handleLogged(commandText: command, now: instant)
+                        actions += result.actions
+                        controlReply = result
                     case .success(let (_, command)):
                         let result = handle(bytes: Array(command.utf8))
                         actions += result.actions
@@ -164,7 +182,7 @@ final class NodeLoop<Model: NodeModel> {
             }
             var worked = !replies.isEmpty || controlReply != nil || !actions.isEmpty
             if let deadline = Self.nextDeadline(of: &model), deadline <= options.clock.now() {
-                actions += model.advance(to: options.clock.now())
+                actions += model.advance(to: turnNow())
                 worked = true
             }
             try perform(actions, worked: worked)
@@ -208,7 +226,7 @@ final class NodeLoop<Model: NodeModel> {
         while let frames = try publisher.receiveMultipart(dontWait: true) {
             if let first = frames.first?.first, first == 1 {
                 peerSubscribed = true
-                actions += model.peerConnected(now: options.clock.now())
+                actions += model.peerConnected(now: turnNow())
             } else if frames.first?.first == 0 {
                 peerSubscribed = false
             }
@@ -220,7 +238,7 @@ final class NodeLoop<Model: NodeModel> {
         var actions: [NodeAction] = []
         var taken = 0
         while taken < receiveBatch, let frames = try subscriber.receiveMultipart(dontWait: true) {
-            actions += model.receive(frames: frames, now: options.clock.now())
+            actions += model.receive(frames: frames, now: turnNow())
             taken += 1
         }
         received += taken
@@ -271,7 +289,7 @@ final class NodeLoop<Model: NodeModel> {
         case "clock-status":
             return CommandResult(ok: true, reply: clockStatus())
         default:
-            var result = model.handleLogged(commandText: trimmed, now: options.clock.now())
+            var result = model.handleLogged(commandText: trimmed, now: turnNow())
             if trimmed == "help", result.ok {
                 result.reply += "\n" + CommandGrammar.help(NodeProcess.processCommands, node: options.node).split(separator: "\n").dropFirst().joined(separator: "\n")
             }
@@ -310,8 +328,9 @@ enum NodeProcess {
     /// `at MS COMMAND`: COMMAND to run when emulated time reaches MS (R: K9); nil when the request
     /// is something else.
     static func scheduledRequest(_ bytes: [UInt8]) -> Result<(EmulatedInstant, String), CommandError>? {
-        guard bytes.count > 3, bytes.count <= NodeProcess.maxCommandBytes, bytes[0] == 0x61, bytes[1] == 0x74, bytes[2] == 0x20 else { return nil }
-        let rest = String(decoding: bytes[3...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        guard bytes.count >= 2, bytes.count <= NodeProcess.maxCommandBytes, bytes[0] == 0x61, bytes[1] == 0x74,
+              bytes.count == 2 || bytes[2] == 0x20 || bytes[2] == 0x09 else { return nil }
+        let rest = String(decoding: bytes[min(3, bytes.count)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
         let number = rest.prefix { $0.isASCII && $0.isNumber }
         let command = rest.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
         guard !number.isEmpty, number.count <= 15, let ms = Int64(number), rest.dropFirst(number.count).first == " ", !command.isEmpty else {

@@ -30,7 +30,9 @@ public enum EventLog {
             do {
                 events.append(try Event(jsonLine: Array(line)))
             } catch {
-                let quoted = String(decoding: line.prefix(80), as: UTF8.self)
+                var end = min(line.count, 80)
+                while end > 0, end < line.count, line[line.startIndex + end] & 0xC0 == 0x80 { end -= 1 } // not inside a character
+                let quoted = Event.visible(String(decoding: line.prefix(end), as: UTF8.self)) + (end < line.count ? "…" : "")
                 badLines.append(BadLine(path: path, line: lineNumber, reason: "\(error); the line begins \"\(quoted)\""))
             }
         }

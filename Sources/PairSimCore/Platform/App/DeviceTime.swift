@@ -44,11 +44,13 @@ public struct DeviceTime: Hashable, Sendable {
             } else {
                 throw CommandError("set-time: expected +D or -D (+5m, -1h30m) or an ISO 8601 date with its zone (2026-03-29T00:58:00Z, 2026-03-29T02:58+02:00), got \"\(text.prefix(64))\"")
             }
-            guard abs(reading.milliseconds) < Int64(1) << 50 else { throw CommandError("set-time: \"\(text.prefix(64))\" is too far from 1970") }
+            guard reading >= .zero, reading.milliseconds < FieldReader.maxTime else {
+                throw CommandError("set-time: \"\(text.prefix(64))\" is outside 1970-01-01 … 37000 (what a device here can show and stamp)")
+            }
             clock.set(reading: reading, at: now)
             reschedule(now: now)
             let event = Event(at: now, node: node, .clockSet, fields: ["from": .string(before), "to": .string(clock.localText(at: now)),
-                                                                       "offsetMs": .int((clock.reading(at: now) - now).milliseconds)])
+                                                                       "offsetMs": .int(clock.offsetMs(at: now))])
             return ("\(node.rawValue) clock set: it reads \(clock.localText(at: now))", event, .clock)
         default:
             guard DeviceClock.isKnownZone(text) else {

@@ -178,9 +178,10 @@ extension PhonePlatform {
             energy = value
         }
         let source = try sourceOption(args)
-        let start = max(.zero, now - duration)
-        let workout = Workout(uuid: uuids.next(at: now), activity: activity, start: start, end: now,
-                              activeDuration: now - start, activeEnergy: energy, source: source)
+        // Stamped on the phone's clock (R: F5).
+        let end = time.clock.reading(at: now), start = max(.zero, end - duration)
+        let workout = Workout(uuid: uuids.next(at: now), activity: activity, start: start, end: end,
+                              activeDuration: end - start, activeEnergy: energy, source: source)
         let actions = writeOnPhone(HealthObjectsBatch(workouts: [workout]), now: now)
         return CommandResult(ok: true, reply: "wrote \(activity) workout=\(workout.uuid.text) source=\(source.name)", actions: actions)
     }
@@ -188,7 +189,8 @@ extension PhonePlatform {
     mutating func writeSampleCommand(_ args: ArgumentReader, now: EmulatedInstant) throws(CommandError) -> CommandResult {
         try args.expect(2...2, options: ["duration", "source"])
         let (type, value, duration) = try args.sampleValue()
-        let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: max(.zero, now - duration), end: now, value: value,
+        let end = time.clock.reading(at: now)
+        let sample = HealthSample(uuid: uuids.next(at: now), type: type, start: max(.zero, end - duration), end: end, value: value,
                                   source: try sourceOption(args))
         let actions = writeOnPhone(HealthObjectsBatch(samples: [sample]), now: now)
         return CommandResult(ok: true, reply: "wrote \(type.rawValue) \(args.argument(1)!) uuid=\(sample.uuid.text)", actions: actions)

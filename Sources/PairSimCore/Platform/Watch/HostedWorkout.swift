@@ -219,7 +219,7 @@ extension WatchModel {
         workout = w
         let energy = w.collecting?.contains(.activeEnergyBurned) == true ? w.energy.roundedToTenth : nil
         let made = Workout(uuid: uuids.next(at: now), activity: w.activity.name, start: start, end: max(end, start),
-                           activeDuration: w.active, activeEnergy: energy, source: .watchApp)
+                           activeDuration: min(w.active, max(end, start) - start), activeEnergy: energy, source: .watchApp)
         let (saved, ops) = store.save(workouts: [made], samples: [])
         counters.workoutsFinished += 1
         call(.workoutFinished(id: id, workout: made, error: nil))

@@ -34,7 +34,8 @@ extension WatchModel {
         var workout: Workout?
         if failure == nil {
             workout = Workout(uuid: uuids.next(at: now), activity: live.activity.name, start: stamp(live.start), end: stamp(now),
-                              activeDuration: finished.activeDuration, activeEnergy: energy, source: .watchApp)
+                              // On a slow clock the stamped span is shorter than the true active time.
+                              activeDuration: min(finished.activeDuration, stamp(now) - stamp(live.start)), activeEnergy: energy, source: .watchApp)
         }
         let (saved, ops) = store.save(workouts: workout.map { [$0] } ?? [], samples: samples)
         actions += ops.map(NodeAction.persist)

@@ -179,10 +179,10 @@ enum WCBody {
         var received = WCReceived(kind: envelope.kind, id: "", payload: [:], file: nil, wantsReply: false,
                                   sentAt: envelope.sentAt, stream: envelope.stream, seq: envelope.seq)
         switch envelope.kind {
-        case .message: try reader.only(["id", "payload", "data", "reply", "settled"])
-        case .userinfo: try reader.only(["id", "payload", "settled"])
-        case .context: try reader.only(["payload", "settled"])
-        case .file: try reader.only(["id", "name", "size", "metadata", "settled"])
+        case .message: try reader.only(WireKeys.message)
+        case .userinfo: try reader.only(WireKeys.userinfo)
+        case .context: try reader.only(WireKeys.context)
+        case .file: try reader.only(WireKeys.file)
         default: break
         }
         switch envelope.kind {
@@ -224,7 +224,7 @@ enum WCBody {
     /// Reads a `reply` body: the message id, and the reply or the error.
     static func reply(_ body: JSONObject) throws(DecodeError) -> (id: String, payload: JSONObject?, error: WCErrorCode?) {
         let reader = FieldReader(body, path: "body")
-        try reader.only(["id", "payload", "data", "error", "settled"])
+        try reader.only(WireKeys.reply)
         if reader.has("data") {
             if reader.has("payload") { throw DecodeError(path: "body", reason: "exactly one of payload and data") }
             return (try reader.string("id", minBytes: 1, maxBytes: maxIDBytes), try data(reader), nil)
