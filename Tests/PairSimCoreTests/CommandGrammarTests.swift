@@ -89,6 +89,7 @@ struct CommandGrammarTests {
             let rows = (sections[node == .watch ? "Watch" : "Phone"] ?? []) + (sections["Both nodes"] ?? []) + (sections["WatchConnectivity (both nodes)"] ?? [])
             #expect(!rows.isEmpty, "\(node): no section in docs/COMMANDS.md")
             for spec in specs {
+                #expect(spec.options == Set(Self.options(spec)), "\(spec.verb): the options found once are the usage's")
                 let row = rows.first { row in
                     let cell = row.dropFirst(2).prefix { $0 != "|" }
                     return cell.contains("`\(spec.verb) ") || cell.contains("`\(spec.verb)`")

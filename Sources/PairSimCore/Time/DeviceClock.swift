@@ -85,11 +85,15 @@ public struct DeviceClock: Hashable, Sendable {
     /// The zone's rules (UTC when the identifier is unknown, which the loader and commands refuse).
     public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
 
+    /// UTC needs no zone rules: every node starts so, and looking them up (ICU) cost a simulated
+    /// week's run a measurable share of its time.
+    var isUTC: Bool { timeZone == "UTC" }
+
     /// Seconds east of UTC on the device's clock at true instant `t` (daylight saving included).
-    public func utcOffset(at t: EmulatedInstant) -> Int { zone.secondsFromGMT(for: Self.date(reading(at: t))) }
+    public func utcOffset(at t: EmulatedInstant) -> Int { isUTC ? 0 : zone.secondsFromGMT(for: Self.date(reading(at: t))) }
 
     /// Whether daylight saving is in effect on the device at true instant `t`.
-    public func isDaylightSaving(at t: EmulatedInstant) -> Bool { zone.isDaylightSavingTime(for: Self.date(reading(at: t))) }
+    public func isDaylightSaving(at t: EmulatedInstant) -> Bool { isUTC ? false : zone.isDaylightSavingTime(for: Self.date(reading(at: t))) }
 
     /// The true instant of the zone's next daylight-saving change after `t`, as this clock
     /// meets it (nil: the zone has none ahead).
@@ -106,6 +110,7 @@ public struct DeviceClock: Hashable, Sendable {
 
     /// The true instant at which the device's clock reaches the local midnight that begins `day`.
     public func startOfLocalDay(_ day: Int64) -> EmulatedInstant {
+        if isUTC { return instant(reading: EmulatedInstant(milliseconds: day * 86_400_000)) }
         // The zone's offset at that midnight: found from a guess, then checked once (a day that
         // begins in a daylight-saving change keeps the offset before it).
         let midnight = day * 86_400_000
@@ -188,7 +193,7 @@ public struct DeviceClock: Hashable, Sendable {
     /// Only IANA identifiers (and `UTC`, `GMT`): Foundation also takes `GMT+2`, which IANA spells
     /// `Etc/GMT-2` with the opposite sign — refused rather than guessed.
     public static func isKnownZone(_ identifier: String) -> Bool {
-        identifier.utf8.count <= 64 && knownZones.contains(identifier) && TimeZone(identifier: identifier) != nil
+        identifier == "UTC" || (identifier.utf8.count <= 64 && knownZones.contains(identifier) && TimeZone(identifier: identifier) != nil)
     }
 
     static let knownZones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", "GMT"])

@@ -17,11 +17,15 @@ enum DeviceTimeZone {
     /// Makes `identifier` the process's zone; returns the switch count it holds under.
     static func use(_ identifier: String) -> Int {
         applied.withLock { current in
-            guard current != identifier, let zone = TimeZone(identifier: identifier) else { return switches.load(ordering: .relaxed) }
+            guard current != identifier else { return switches.load(ordering: .relaxed) }
             setenv("TZ", identifier, 1)
             NSTimeZone.resetSystemTimeZone()
-            NSTimeZone.default = zone
-            _ = TimeZone.current // read once here, under the lock, so no other thread reads TZ half-set
+            // A process's first zone, UTC (nearly every run's): TZ is enough, and the zone's rules are
+            // loaded only if the app asks (loading them here cost each simulate ~50 ms and 3 MB).
+            if current != nil || identifier != "UTC", let zone = TimeZone(identifier: identifier) {
+                NSTimeZone.default = zone
+                _ = TimeZone.current // read once here, under the lock, so no other thread reads TZ half-set
+            }
             current = identifier
             return switches.add(1, ordering: .relaxed).newValue
         }
