@@ -264,12 +264,10 @@ public enum TopologyLoader {
             if text == "seeded" {
                 config.offset = nil
             } else {
-                let negative = text.hasPrefix("-")
-                guard let amount = EmulatedDuration(parsing: negative || text.hasPrefix("+") ? String(text.dropFirst()) : text),
-                      amount <= .days(3_650) else {
+                guard let offset = EmulatedDuration(parsingSigned: text), abs(offset.milliseconds) <= EmulatedDuration.days(3_650).milliseconds else {
                     throw value.error("expected a duration with an optional sign (-90s, +2m, 0) within 3650 days, or seeded; got \"\(text.prefix(40))\"")
                 }
-                config.offset = negative ? .zero - amount : amount
+                config.offset = offset
             }
         }
         if let value = fields["drift"] {

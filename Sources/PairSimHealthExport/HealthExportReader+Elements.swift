@@ -58,8 +58,7 @@ extension HealthExportReader {
             unknown[lastUnknown.name, default: 0] += 1
             return
         }
-        noteDay(element)
-        guard wanted[type.index] else { filtered += 1; return }
+        guard wanted[type.index] else { noteDay(element); filtered += 1; return }
         let what = "Record \(type.exportName)"
         guard let dates = dates(element, what) else { return }
         guard dates.inRange else { filtered += 1; return }
@@ -89,6 +88,7 @@ extension HealthExportReader {
     }
 
     func startWorkout(_ element: Attributes) {
+        // Noted before the activity's checks, which come before its dates are read (workouts are few).
         noteDay(element)
         guard wanted[ObjectType.all.count - 1] else { filtered += 1; return }
         guard let typeText = element["workoutActivityType"] else { return reject("a Workout without a workoutActivityType") }
@@ -159,6 +159,7 @@ extension HealthExportReader {
         guard let start = Self.date(startText) else {
             reject("\(what): startDate \"\(Self.quote(startText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
         }
+        noteDay(start.dayStart, offset: start.offset)
         guard let end = Self.date(endText) else {
             reject("\(what): endDate \"\(Self.quote(endText))\" is not yyyy-MM-dd HH:mm:ss ±HHMM"); return nil
         }
@@ -180,11 +181,16 @@ extension HealthExportReader {
         }
     }
 
-    /// Keeps the earliest local midnight of an entry's startDate (a malformed one is refused, if
-    /// at all, when the entry is read).
+    /// Keeps the earliest local midnight of an entry's startDate: a record left out by type, or a
+    /// workout (a record that is read notes its day in `dates`, from its one parse). A malformed
+    /// date is refused, if at all, when the entry is read.
     func noteDay(_ element: Attributes) {
         guard let text = element["startDate"], let date = Self.date(text) else { return }
-        if date.dayStart < earliestDay?.start ?? .max { earliestDay = (date.dayStart, date.offset) }
+        noteDay(date.dayStart, offset: date.offset)
+    }
+
+    func noteDay(_ dayStart: Int64, offset: Int32) {
+        if dayStart < earliestDay?.start ?? .max { earliestDay = ExportDay(start: dayStart, offsetMinutes: offset) }
     }
 
     func source(_ element: Attributes, _ what: String) -> ObjectSource? {

@@ -65,7 +65,7 @@ public final class HealthExportReader: HealthExportCursor, @unchecked Sendable {
     /// The earliest local midnight (Unix ms, with its UTC offset) of any entry of a modelled type,
     /// whether `--since`, `--until` or `--types` leave it out or not: time zero of every import of
     /// this export, so that a part imported first and the whole later line up (R: E5).
-    var earliestDay: (start: Int64, offsetMinutes: Int32)?
+    var earliestDay: ExportDay?
     /// With `--skip-invalid`: the records left out, and the first `maxSkippedListed` of them by line.
     var skippedCount = 0
     var skippedRecords: [String] = []

@@ -144,26 +144,35 @@ struct HealthExportReaderTests {
         ("another root element", { $0.replacingFirst("<HealthData locale=\"en_US\">", "<Health locale=\"en_US\">").replacingFirst("</HealthData>", "</Health>") }, "the root element is <Health>"),
     ]
 
-    @Test("a bad export is refused with its line and column, whatever is wrong in it", arguments: 0..<badExports.count)  // R: E3
-    func badExport(_ index: Int) throws {
-        let (name, change, says) = Self.badExports[index]
-        let dir = try Self.directory("bad\(index)")
-        _ = try Self.export(dir + "/good.xml", days: 2)
+    /// A two-day generated export with `change` made to it, read whole in `directory(label)`:
+    /// the error it is refused with (nil: read without one), the line where it first differs from
+    /// the good one, and its path.
+    static func refusal(_ label: String, _ name: String, _ change: (String) -> String) throws -> (error: HealthExportError?, line: Int?, path: String) {
+        let dir = try directory(label)
+        _ = try export(dir + "/good.xml", days: 2)
         let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
         let bad = change(good)
         #expect(bad != good, "\(name): the change did not apply")
         try bad.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
-        // Where the files first differ: the line the reader must name.
         let line = Swift.zip(good.split(separator: "\n", omittingEmptySubsequences: false), bad.split(separator: "\n", omittingEmptySubsequences: false))
             .enumerated().first { $0.element.0 != $0.element.1 }.map { $0.offset + 1 }
         do {
-            _ = try Self.readAll(HealthImportRequest(path: dir + "/export.xml"))
-            Issue.record("\(name): read without an error")
+            _ = try readAll(HealthImportRequest(path: dir + "/export.xml"))
+            return (nil, line, dir + "/export.xml")
         } catch {
-            #expect(error.message.contains(says), "\(name): \(error.message)")
-            #expect(error.message.contains(dir + "/export.xml line "), "\(name): \(error.message)")
-            #expect(error.line == line && (error.column ?? 0) > 0, "\(name): \(error.message)")
+            return (error, line, dir + "/export.xml")
         }
+    }
+
+    @Test("a bad export is refused with its line and column, whatever is wrong in it", arguments: 0..<badExports.count)  // R: E3
+    func badExport(_ index: Int) throws {
+        let (name, change, says) = Self.badExports[index]
+        // Where the files first differ: the line the reader must name.
+        let (refused, line, path) = try Self.refusal("bad\(index)", name, change)
+        guard let error = refused else { Issue.record("\(name): read without an error"); return }
+        #expect(error.message.contains(says), "\(name): \(error.message)")
+        #expect(error.message.contains(path + " line "), "\(name): \(error.message)")
+        #expect(error.line == line && (error.column ?? 0) > 0, "\(name): \(error.message)")
     }
 
     @Test("a truncated export.xml or zip, a missing file and a zip without export.xml are refused by name")  // R: E3

@@ -31,19 +31,10 @@ struct HostileExportTests {
     @Test("a hostile value is refused with its line and column, never a trap", arguments: 0..<hostile.count)  // R: E4
     func hostileValue(_ index: Int) throws {
         let (name, change, says) = Self.hostile[index]
-        let dir = try HealthExportReaderTests.directory("hostile\(index)")
-        _ = try HealthExportReaderTests.export(dir + "/good.xml", days: 2)
-        let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
-        let bad = change(good)
-        #expect(bad != good, "\(name): the change did not apply")
-        try bad.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
-        do {
-            _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml"))
-            Issue.record("\(name): read without an error")
-        } catch {
-            #expect(error.message.contains(says), "\(name): \(error.message)")
-            #expect(error.message.contains(dir + "/export.xml line ") && (error.line ?? 0) > 0 && (error.column ?? 0) > 0, "\(name): \(error.message)")
-        }
+        let (refused, _, path) = try HealthExportReaderTests.refusal("hostile\(index)", name, change)
+        guard let error = refused else { Issue.record("\(name): read without an error"); return }
+        #expect(error.message.contains(says), "\(name): \(error.message)")
+        #expect(error.message.contains(path + " line ") && (error.line ?? 0) > 0 && (error.column ?? 0) > 0, "\(name): \(error.message)")
     }
 
     @Test("numbers in the documented grammar are taken: 72, -0.5 kg changes aside, 1.5e2, 1E-2")  // R: E4

@@ -61,9 +61,7 @@ public struct DeviceClock: Hashable, Sendable {
     /// What the device's clock reads at true instant `t`: never before 1970 (the epoch is the
     /// earliest date a device here shows and stamps; a clock set back further reads the epoch).
     public func reading(at t: EmulatedInstant) -> EmulatedInstant {
-        guard driftPPM != 0 else { return max(.zero, t + offset) }
-        let gained = (Double(t.milliseconds - since.milliseconds) * driftPPM / 1_000_000).rounded(.down)
-        return max(.zero, t + offset + .milliseconds(Int64(gained)))
+        max(.zero, t + .milliseconds(offsetMs(at: t)))
     }
 
     /// The true instant at which the device's clock reads `reading` (its inverse; a device date
@@ -128,19 +126,11 @@ public struct DeviceClock: Hashable, Sendable {
     public static func isoText(_ reading: EmulatedInstant, utcOffset: Int) -> String {
         let local = reading.milliseconds + Int64(utcOffset) * 1_000
         let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
-        let (year, month, day) = CivilDate.date(days)
-        let ms = local - days * 86_400_000
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        func three(_ v: Int64) -> String { v < 10 ? "00\(v)" : v < 100 ? "0\(v)" : "\(v)" }
-        let zone: String
-        if utcOffset == 0 {
-            zone = "Z"
-        } else {
-            let minutes = Int64(abs(utcOffset) / 60)
-            zone = (utcOffset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
-        }
-        let y = year < 0 ? "-" + String(-year) : (year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year))
-        return "\(y)-\(two(Int64(month)))-\(two(Int64(day)))T\(two(ms / 3_600_000)):\(two(ms / 60_000 % 60)):\(two(ms / 1_000 % 60)).\(three(ms % 1_000))\(zone)"
+        let ms = Int(local - days * 86_400_000)
+        func two(_ v: Int) -> String { CivilDate.pad(v, 2) }
+        let minutes = abs(utcOffset) / 60
+        let zone = utcOffset == 0 ? "Z" : (utcOffset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+        return CivilDate.text(days) + "T\(two(ms / 3_600_000)):\(two(ms / 60_000 % 60)):\(two(ms / 1_000 % 60)).\(CivilDate.pad(ms % 1_000, 3))\(zone)"
     }
 
     /// Parses `set-time`'s absolute form, ISO 8601 with a zone: `2026-03-29T00:58:00Z`,
@@ -157,9 +147,8 @@ public struct DeviceClock: Hashable, Sendable {
             return value
         }
         func char(_ at: Int, _ c: UInt8) -> Bool { at < chars.count && chars[at] == c }
-        guard let year = number(0, 4), char(4, 0x2D), let month = number(5, 2), char(7, 0x2D), let day = number(8, 2),
-              char(10, 0x54), let hour = number(11, 2), char(13, 0x3A), let minute = number(14, 2),
-              CivilDate.isValid(year, month, day), hour < 24, minute < 60 else { return nil }
+        guard chars.count > 10, let (year, month, day) = CivilDate.parse(String(decoding: chars[..<10], as: UTF8.self)),
+              char(10, 0x54), let hour = number(11, 2), char(13, 0x3A), let minute = number(14, 2), hour < 24, minute < 60 else { return nil }
         var at = 16, second = 0, millisecond = 0
         if char(at, 0x3A) {
             guard let s = number(at + 1, 2), s < 60 else { return nil }
@@ -201,13 +190,14 @@ public struct DeviceClock: Hashable, Sendable {
     /// How the status line and events describe the settings: `offset -1m30s, drift +40 ppm, Europe/Berlin`.
     public var settingsText: String {
         let sign = offset.milliseconds > 0 ? "+" : ""
-        let drift = driftPPM == 0 ? "0" : (driftPPM > 0 ? "+" : "") + YAMLNumber.text(driftPPM)
+        let drift = (driftPPM > 0 ? "+" : "") + JSONWriter.string(.double(driftPPM))
         return "offset \(sign)\(offset), drift \(drift) ppm, \(timeZone)"
     }
 
     /// The reading minus true time at `t`, drift included and before the epoch's floor.
     public func offsetMs(at t: EmulatedInstant) -> Int64 {
-        offset.milliseconds + Int64((Double(t.milliseconds - since.milliseconds) * driftPPM / 1_000_000).rounded(.down))
+        guard driftPPM != 0 else { return offset.milliseconds }
+        return offset.milliseconds + Int64((Double(t.milliseconds - since.milliseconds) * driftPPM / 1_000_000).rounded(.down))
     }
 
     /// The fields of `node.started`'s and the `clock.*` events' `clock` (R: F5), at true instant `t`.
@@ -230,12 +220,5 @@ public struct DeviceClock: Hashable, Sendable {
                   timeZone: try reader.string("timeZone", maxBytes: 64),
                   since: EmulatedInstant(milliseconds: try reader.int("since", min: -(Int64(1) << 50), max: Int64(1) << 50)))
         guard Self.isKnownZone(timeZone) else { throw DecodeError(path: path + ".timeZone", reason: "not a known time zone") }
-    }
-}
-
-/// Numbers as the docs write them: `40`, `12.5`.
-enum YAMLNumber {
-    static func text(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

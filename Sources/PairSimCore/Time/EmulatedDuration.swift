@@ -38,6 +38,13 @@ public struct EmulatedDuration: Hashable, Comparable, Sendable, CustomStringConv
         return text
     }
 
+    /// The duration grammar with an optional sign: `-90s`, `+2m`, `5m`.
+    public init?(parsingSigned text: String) {
+        let negative = text.hasPrefix("-")
+        guard let amount = EmulatedDuration(parsing: negative || text.hasPrefix("+") ? String(text.dropFirst()) : text) else { return nil }
+        self = negative ? .zero - amount : amount
+    }
+
     /// Parses the duration grammar: one or more `<number><unit>` parts with units
     /// `ms`, `s`, `m`, `h`, `d`, e.g. `250ms`, `5s`, `1.5m`, `1h30m`, `7d`. A bare `0` is allowed.
     public init?(parsing text: String) {

@@ -96,17 +96,12 @@ public struct ScenarioRunner {
             stepper?.started(node)
         }
         try stepper?.waitUntilPaired()
-        if let epochFile = clock.epochFile {
-            // Paired: each node's peer has subscribed to it (`clock-status`'s `subscribed`).
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try !NodeName.allCases.allSatisfy({ node in
+        if clock.epochFile != nil {
+            // Paired before the epoch is written (below, once the first commands wait at their nodes).
+            try SteppedTime.waitUntilPaired(then: "; the scenario did not begin") { node in
                 let reply = try ctl(node, "clock-status")
                 return reply.ok && (try? JSONParser().parse(reply.text))?["subscribed"]?.boolValue == true
-            }) {
-                guard ContinuousClock.now < deadline else { throw RuntimeError("the nodes did not connect to each other within 30 s; the scenario did not begin") }
-                usleep(2_000)
             }
-            _ = epochFile // written below, once the first commands wait at their nodes
         }
         func pairReady() {
             progress("pair ready at \(clock.now()) (" + (stepper == nil ? "time scale \(topology.timeScale)×" : "stepped time")

@@ -126,9 +126,16 @@ final class SteppedTime {
     /// Waits until both live nodes hear each other (their peer subscribed), so nothing sent from
     /// here on is dropped by ZeroMQ for want of a listener.
     func waitUntilPaired(seconds: Double = 30) throws {
+        try Self.waitUntilPaired(seconds: seconds, while: { alive.count == 2 }) { try status($0).subscribed }
+    }
+
+    /// Polls until each node's peer has subscribed to it (`clock-status`'s `subscribed`), while
+    /// `going` holds; throws after `seconds`, saying so and then `then`.
+    static func waitUntilPaired(seconds: Double = 30, while going: () -> Bool = { true }, then: String = "",
+                                subscribed: (NodeName) throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
-        while alive.count == 2, try !NodeName.allCases.allSatisfy({ try status($0).subscribed }) {
-            guard Date() < deadline else { throw RuntimeError("the nodes did not connect to each other within \(Int(seconds)) s") }
+        while going(), try !NodeName.allCases.allSatisfy(subscribed) {
+            guard Date() < deadline else { throw RuntimeError("the nodes did not connect to each other within \(Int(seconds)) s" + then) }
             usleep(2_000)
         }
     }

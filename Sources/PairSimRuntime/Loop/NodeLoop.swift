@@ -27,16 +27,8 @@ final class NodeLoop<Model: NodeModel> {
     var stopping = false
     /// A control request `at MS COMMAND` waiting for its instant; its reply waits with it (R: K9).
     var scheduled: (at: EmulatedInstant, command: String)?
-    /// The latest instant the model was handed anything at: a scheduled command that arrives a
-    /// little after its instant still runs at it when nothing happened in between (R: K9).
+    /// The latest instant the model was handed anything at (NodeLoop+Scheduled.swift).
     var lastTurnAt = EmulatedInstant.zero
-
-    /// Now, as a turn hands it to the model.
-    func turnNow() -> EmulatedInstant {
-        let now = options.clock.now()
-        if now > lastTurnAt { lastTurnAt = now }
-        return now
-    }
     /// Boot and turn handling shared with the simulator.
     var turns = NodeTurns()
     /// Frames taken from the SUB socket per turn before acting, so storage commits are batched.
@@ -128,9 +120,7 @@ final class NodeLoop<Model: NodeModel> {
             if let due = scheduled, due.at <= options.clock.now() {
                 // First in the pass, at its own instant: what was due before it happens first.
                 scheduled = nil
-                if let next = Self.nextDeadline(of: &model), next <= due.at { actions += model.advance(to: due.at) }
-                if due.at > lastTurnAt { lastTurnAt = due.at }
-                let result = model.handleLogged(commandText: due.command, now: due.at)
+                let result = runScheduled(due.command, at: due.at)
                 actions += result.actions
                 controlReply = result
             }
@@ -161,9 +151,7 @@ final class NodeLoop<Model: NodeModel> {
                         scheduled = (instant, command)
                     case .success(let (instant, command)) where instant >= lastTurnAt:
                         // Arrived a little late, but nothing happened since its instant: run it there.
-                        if let next = Self.nextDeadline(of: &model), next <= instant { actions += model.advance(to: instant) }
-                        lastTurnAt = instant
-                        let result = model.handleLogged(commandText: command, now: instant)
+                        let result = runScheduled(command, at: instant)
                         actions += result.actions
                         controlReply = result
                     case .success(let (_, command)):
@@ -325,25 +313,8 @@ enum NodeProcess {
     static let maxCommandBytes = 65_536
 
     /// The process's own commands, listed by `help` after the model's.
-    /// `at MS COMMAND`: COMMAND to run when emulated time reaches MS (R: K9); nil when the request
-    /// is something else.
-    static func scheduledRequest(_ bytes: [UInt8]) -> Result<(EmulatedInstant, String), CommandError>? {
-        guard bytes.count >= 2, bytes.count <= NodeProcess.maxCommandBytes, bytes[0] == 0x61, bytes[1] == 0x74,
-              bytes.count == 2 || bytes[2] == 0x20 || bytes[2] == 0x09 else { return nil }
-        let rest = String(decoding: bytes[min(3, bytes.count)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        let number = rest.prefix { $0.isASCII && $0.isNumber }
-        let command = rest.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
-        guard !number.isEmpty, number.count <= 15, let ms = Int64(number), rest.dropFirst(number.count).first == " ", !command.isEmpty else {
-            return .failure(CommandError("at: expected at <milliseconds> <command> (at 60000 start-workout running), got \"\(rest.prefix(64))\""))
-        }
-        guard !["at", "ping", "shutdown", "clock-status"].contains(command.prefix { $0 != " " }.lowercased()) else {
-            return .failure(CommandError("at: \(command.prefix { $0 != " " }) cannot be scheduled; at schedules the node's own commands"))
-        }
-        return .success((EmulatedInstant(milliseconds: ms), command))
-    }
-
     static let processCommands = [
-        CommandSpec("at", "<ms> <command…>", "on the control socket: run the command when emulated time reaches <ms> (at once if it has), at that very instant; the reply, and any other request, waits until then (topology run sends each timeline command so)"),
+        CommandSpec("at", "<ms> <command…>", "on the control socket: run the command when emulated time reaches <ms>, at that very instant (past it: still there if nothing happened since, else at once); the reply, and any other request, waits until then (topology run sends each timeline command so)"),
         CommandSpec("ping", "", "answer pong: the node is up (the launcher's readiness check)"),
         CommandSpec("shutdown", "", "stop gracefully; the reply comes before the node exits"),
         CommandSpec("clock-status", "", "the node's clock, next deadline and frames published and received, as JSON (a stepped launcher's question)"),

@@ -37,8 +37,8 @@ public struct DeviceTime: Hashable, Sendable {
         switch line.verb {
         case "set-time":
             let reading: EmulatedInstant
-            if let sign = text.first, sign == "+" || sign == "-", let amount = EmulatedDuration(parsing: String(text.dropFirst())) {
-                reading = clock.reading(at: now) + (sign == "-" ? .zero - amount : amount)
+            if text.first == "+" || text.first == "-", let amount = EmulatedDuration(parsingSigned: text) {
+                reading = clock.reading(at: now) + amount
             } else if let date = DeviceClock.parseISO(text) {
                 reading = date
             } else {

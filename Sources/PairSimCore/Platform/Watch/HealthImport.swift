@@ -87,6 +87,17 @@ public struct HealthExportError: Error, Hashable, Sendable, CustomStringConverti
     public var description: String { message }
 }
 
+/// A local midnight in an export: Unix ms, and its UTC offset in minutes.
+public struct ExportDay: Hashable, Sendable {
+    public var start: Int64
+    public var offsetMinutes: Int32
+
+    public init(start: Int64, offsetMinutes: Int32) {
+        self.start = start
+        self.offsetMinutes = offsetMinutes
+    }
+}
+
 /// What a reader has seen so far, by the export's own names: the summary of an import.
 public struct HealthExportTally: Hashable, Sendable {
     /// Entries handed to the watch, by store type name (`heartRate`, `workout`).
@@ -97,7 +108,7 @@ public struct HealthExportTally: Hashable, Sendable {
     public var unknown: [String: Int] = [:]
     /// The earliest local midnight of any entry of a modelled type, filtered out or not (Unix ms,
     /// and its UTC offset in minutes): the import's time zero.
-    public var earliestDay: (start: Int64, offsetMinutes: Int32)?
+    public var earliestDay: ExportDay?
     /// With `--skip-invalid`: how many records were left out, and the first 1000 as
     /// `line L, column C: why`.
     public var skipped = 0
@@ -105,17 +116,6 @@ public struct HealthExportTally: Hashable, Sendable {
 
     public init() {}
 
-    public static func == (a: Self, b: Self) -> Bool {
-        a.taken == b.taken && a.filtered == b.filtered && a.unknown == b.unknown && a.skipped == b.skipped && a.skippedRecords == b.skippedRecords
-            && a.earliestDay?.start == b.earliestDay?.start && a.earliestDay?.offsetMinutes == b.earliestDay?.offsetMinutes
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(taken)
-        hasher.combine(filtered)
-        hasher.combine(unknown)
-        hasher.combine(earliestDay?.start)
-    }
 
     /// Adds `byType`, `filtered`, `unknown` and `unknownTypes` to an event's fields.
     public func append(to fields: inout JSONObject) {
