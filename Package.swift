@@ -33,6 +33,8 @@ let package = Package(
         ),
         // Keeps a node running when the app under test traps (measured first: see app_guard.c).
         .target(name: "CUUIDSet"),
+        // The simulator's faulty disk under the real storage (R: K8): a shim over SQLite's default VFS.
+        .target(name: "CFaultyDisk", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CAppGuard"),
         // Answers the C clocks with the app's emulated time while app code runs (app_clock.h).
         .target(name: "CAppClock"),
@@ -55,7 +57,7 @@ let package = Package(
         .target(
             name: "PairSimRuntime",
             dependencies: [
-                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ",
+                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ", "CFaultyDisk",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -75,7 +77,7 @@ let package = Package(
         .target(name: "PairSimScenario", dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit"]),
         .target(
             name: "PairSimulation",
-            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", "PairSimScenario", "PairSimHealthExport",
+            dependencies: ["PairSimCore", "PairSimConfig", "PairSimKit", "PairSimScenario", "PairSimHealthExport", "PairSimRuntime",
                            .product(name: "DequeModule", package: "swift-collections")]
         ),
         // The commands that need both drivers (`simulate`, `swarm`) and a developer's node `main`.

@@ -195,6 +195,9 @@ public struct NemesisSpec: Hashable, Sendable {
     public var bursts: Int
     /// Longest burst.
     public var maxBurst: EmulatedDuration
+    /// The share of seeds (drawn from each seed) that run the real journal and SQLite on a faulty
+    /// disk instead of the in-memory image, each kill with a storage fault (R: K8).
+    public var realStorage: Double = 0.125
 
     public init(crashes: Int = 6, partitions: Int = 3, maxDowntime: EmulatedDuration = .minutes(30), maxPartition: EmulatedDuration = .hours(2),
                 bursts: Int = 4, maxBurst: EmulatedDuration = .hours(1)) {

@@ -49,11 +49,14 @@ public enum ScenarioLoader {
     }
 
     static func nemesis(_ reader: YAMLReader) throws(ConfigError) -> NemesisSpec {
-        let map = try reader.mapping(allowed: ["crashes", "partitions", "maxDowntime", "maxPartition", "bursts", "maxBurst"])
+        let map = try reader.mapping(allowed: ["crashes", "partitions", "maxDowntime", "maxPartition", "bursts", "maxBurst", "realStorage"])
         var spec = NemesisSpec()
         if let value = map["crashes"] { spec.crashes = Int(try value.int(in: 0...1_000)) }
         if let value = map["partitions"] { spec.partitions = Int(try value.int(in: 0...1_000)) }
         if let value = map["bursts"] { spec.bursts = Int(try value.int(in: 0...1_000)) }
+        if let value = map["realStorage"] {
+            spec.realStorage = try value.double(in: 0...1)
+        }
         if let value = map["maxBurst"] {
             spec.maxBurst = try value.duration()
             guard spec.maxBurst >= .seconds(1) else { throw value.error("must be at least 1s") }

@@ -43,6 +43,9 @@ public struct SimulateCommand: ParsableCommand {
     @Flag(help: "Add the default nemesis (6 node kills, 3 partitions, 4 fault bursts) drawn from the seed to a scenario without a nemesis: key, and check the invariants (docs/SCENARIOS.md#nemesis) instead of the scenario's expectations. A scenario with a nemesis: key always plays its own.")
     var nemesis = false
 
+    @Flag(help: "Run the real journal and SQLite on a faulty disk, each kill with a storage fault (with the nemesis, a share of seeds does by itself: nemesis.realStorage), and check that every restart reads back what was committed.")
+    var realStorage = false
+
     @OptionGroup var outputs: ResultOutputs
 
     public init() {}
@@ -63,7 +66,8 @@ public struct SimulateCommand: ParsableCommand {
         let spec = scenario.nemesisPlayed(flag: self.nemesis)
         let nemesis = spec != nil
         let watchRegistration = try AppChoice.resolveWatch(topology: scenario.topology)
-        var simulator = Simulator(scenario: scenario, app: registration, watchApp: watchRegistration, seed: seed, duration: length, nemesis: spec)
+        var simulator = Simulator(scenario: scenario, app: registration, watchApp: watchRegistration, seed: seed, duration: length, nemesis: spec,
+                                  realStorage: realStorage ? true : nil)
         let showProgress = isatty(STDERR_FILENO) != 0 && simulator.duration >= .days(1)
         let total = Double(simulator.duration.milliseconds)
         simulator.run(progress: showProgress ? { now in
@@ -81,6 +85,7 @@ public struct SimulateCommand: ParsableCommand {
             events: simulator.events, verdicts: verdicts, failedCommands: simulator.failedCommands, charts: WorkoutCharts.make(simulator.phoneStore))
         let reproduce = "\(SwarmResults.programName) simulate \(file) --seed \(simulator.seed)" + (duration.map { " --duration \($0)" } ?? "")
             + (app.map { " --app \($0)" } ?? "") + watch.reproduceArgument + (nemesis ? " --nemesis" : "")
+            + (realStorage ? " --real-storage" : "")
         if let report { try ReportWriter.write(outcome, to: report) }
         try outputs.write(outcome, file: file, reproduce: reproduce, since: started)
         print(outcome.verdictText)

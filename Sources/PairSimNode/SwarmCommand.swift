@@ -109,6 +109,10 @@ public struct SwarmRun: ParsableCommand {
         object.append("verdicts", .array(verdictsJSON))
         object.append("failedCommands", .array(run.failedCommands.map(JSON.string)))
         object.append("events", .int(Int64(run.events.count)))
+        if run.runsRealStorage {
+            // This seed ran the real journal and SQLite on a faulty disk (R: K8).
+            object.append("storageFaults", .int(Int64(run.storageFaults.count)))
+        }
         object.append("wall", .double(wall))
         return .object(object)
     }

@@ -155,7 +155,13 @@ struct SwarmResults {
     /// `swarm NAME --nemesis: 300 seed(s) from 1<shardNote><timing>: 0 failed[, 3 not run]`.
     func summary(shardNote: String, timing: String) -> String {
         "swarm \(header.scenario)\(header.playsNemesis ? " --nemesis" : ""): \(results.count) seed(s) from \(header.from)\(shardNote)\(timing): "
-            + "\(failing.count) failed" + (missing.isEmpty ? "" : ", \(missing.count) not run")
+            + "\(failing.count) failed" + (missing.isEmpty ? "" : ", \(missing.count) not run") + realStorageNote
+    }
+
+    /// ` (12 on the real storage, 70 storage faults)` when seeds ran the real journal and SQLite.
+    var realStorageNote: String {
+        let real = results.compactMap { $0["storageFaults"]?.intValue }
+        return real.isEmpty ? "" : " (\(real.count) on the real storage, \(real.reduce(0, +)) storage fault(s))"
     }
 
     func writeJUnit(to path: String) throws {

@@ -24,6 +24,9 @@ public struct RunEnd {
     /// Every instant is the topology's (simulation, stepped time): the stores can be compared
     /// with the fault-free run's object by object.
     public var exactTiming: Bool
+    /// When the run played the real storage on a faulty disk (R: K8): the storage faults, and
+    /// where what a node restarted from differed from what it committed.
+    public var storage: (faults: [StorageFault], findings: [String])?
 
     public init(watchStore: HealthStore, watchRecords: RecordStore, phoneStore: HealthStore, phoneRecords: RecordStore,
                 phoneWaiting: (held: HealthObjectsBatch, container: RecordsBatch), oldestPending: [NodeName: EmulatedInstant?],
@@ -49,6 +52,7 @@ public struct RunEnd {
                   phoneWaiting: sim.phoneWaiting, oldestPending: [.watch: sim.oldestPending(.watch), .phone: sim.oldestPending(.phone)],
                   maxPending: sim.maxPending, kills: sim.kills, down: sim.down, events: sim.events, scenarioLength: sim.scenarioLength,
                   outboxLimit: sim.topology.reliability.outboxLimit, exactTiming: true)
+        if sim.runsRealStorage { storage = (sim.storageFaults, sim.storageFindings) }
     }
 }
 
@@ -203,6 +207,11 @@ public enum Invariants {
         }
         let kills = run.kills[.watch]! + run.kills[.phone]!
         verdict("every node is up at the end", run.down.map { "\($0) is still down" }, "\(kills) kill(s), all restarted")
+        if let storage = run.storage {
+            verdict("the real storage restores what was committed", storage.findings,
+                    "journal and SQLite on a faulty disk, \(storage.faults.count) storage fault(s)"
+                        + (storage.faults.isEmpty ? "" : " (" + Set(storage.faults.map(\.kind)).sorted().joined(separator: ", ") + ")"))
+        }
 
         // Deletes never resurrect; nothing is stored twice.
         var resurrected: [String] = []

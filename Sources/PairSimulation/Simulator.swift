@@ -3,6 +3,7 @@ import PairSimConfig
 import PairSimCore
 import PairSimHealthExport
 import PairSimKit
+import PairSimRuntime
 import PairSimScenario
 
 /// Plays a scenario in one process in virtual time over the same core models the real nodes run,
@@ -26,14 +27,14 @@ public struct Simulator {
     var deliveries: Deque<(to: NodeName, frames: [[UInt8]])> = []
     var nextCommand = 0
     /// Timeline commands that failed, with why (and an app's trap, which ends the run).
-    public private(set) var failedCommands: [String] = []
+    public internal(set) var failedCommands: [String] = []
     /// The app's trap, if it trapped.
     public private(set) var appCrash: Event?
     let topology: Topology
     /// The timeline played: the scenario's, with the nemesis's entries merged in (marked).
     public let timeline: [(entry: TimelineEntry, byNemesis: Bool)]
     /// What each node has committed: a kill leaves exactly this (R: V1).
-    public private(set) var images: [NodeName: DurableImage] = [.watch: DurableImage(), .phone: DurableImage()]
+    public internal(set) var images: [NodeName: DurableImage] = [.watch: DurableImage(), .phone: DurableImage()]
     /// Boot and turn handling shared with the node loop, per node.
     var turns: [NodeName: NodeTurns] = [.watch: NodeTurns(), .phone: NodeTurns()]
     /// Nodes whose process is killed and not yet restarted.
@@ -53,6 +54,19 @@ public struct Simulator {
     public private(set) var maxPending: [NodeName: Int] = [.watch: 0, .phone: 0]
     /// Timeline commands for a node that was down when they came due, run when it is back.
     var postponed: [NodeName: [(entry: TimelineEntry, byNemesis: Bool)]] = [.watch: [], .phone: []]
+    /// Each node's real storage (journal and SQLite) on a faulty disk, when this run plays it
+    /// (R: K8, `Simulator+RealStorage.swift`); empty: the nodes commit to `images` only.
+    var disks: [NodeName: SimulatedDiskStorage] = [:]
+    /// Draws the storage faults, apart from the nemesis's draws (the timeline stays the same).
+    var storageRandom: SplitMix64
+    /// The turn a node's process died in while committing: durable or not, as its files say at restart.
+    var inFlight: [NodeName: (operations: [PersistOp], values: [String: JSON])] = [:]
+    /// Where what the real storage restored differs from what the node committed.
+    public internal(set) var storageFindings: [String] = []
+    /// The storage faults played, in order.
+    public internal(set) var storageFaults: [StorageFault] = []
+    /// When the simulated kernel last wrote its cache back (every `writebackInterval`).
+    var lastWriteback = EmulatedInstant.zero
 
     /// The scenario's length (`duration` adds `Nemesis.settle` when `settled`).
     public let scenarioLength: EmulatedDuration
@@ -61,8 +75,10 @@ public struct Simulator {
     /// kills, partitions and fault bursts drawn from the seed join the run. `settled` (implied by
     /// `nemesis`; set it for the fault-free twin) adds `Nemesis.settle` of quiet time at the end.
     /// `watchApp` is the topology's `watch.app` (which the caller looked up: `AppCatalog.watchApp`).
+    /// `realStorage`: run the real journal and SQLite on a faulty disk (nil: as the nemesis draws
+    /// it for this seed, `NemesisSpec.realStorage`; never without the nemesis).
     public init(scenario: Scenario, app: AppRegistration, watchApp: AppRegistration? = nil, seed: UInt64? = nil, duration: EmulatedDuration? = nil,
-                nemesis: NemesisSpec? = nil, settled: Bool = false) {
+                nemesis: NemesisSpec? = nil, settled: Bool = false, realStorage: Bool? = nil) {
         precondition(scenario.topology.watch.app == watchApp?.name,
                      "Invalid state: the topology's watch app is \(scenario.topology.watch.app ?? "built in"), the simulator was given \(watchApp?.name ?? "none")")
         AppRuntime.clearUserDefaults()
@@ -84,15 +100,19 @@ public struct Simulator {
         self.app = app
         self.watchApp = watchApp
         phone = PhoneNode(topology: topology, boot: "sim", app: app)
+        storageRandom = SplitMix64(seed: topology.seed, label: "nemesis.storage.faults")
+        let playsRealStorage = realStorage ?? nemesis.map({ var draw = SplitMix64(seed: topology.seed, label: "nemesis.storage"); return draw.chance($0.realStorage) }) ?? false
         let drawn = nemesis.map { Nemesis.draw($0, seed: topology.seed, duration: length) } ?? []
         timeline = (scenario.timeline.map { ($0, false) } + drawn.map { ($0, true) })
             .enumerated().sorted { ($0.element.0.at, $0.offset) < ($1.element.0.at, $1.offset) }.map(\.element)
+        if playsRealStorage { openDisks() }
     }
 
     /// Runs to the end; `progress` is called now and then with the emulated time reached.
     public mutating func run(progress: ((EmulatedInstant) -> Void)? = nil) {
-        boot(.watch, from: images[.watch]!.load())
-        boot(.phone, from: images[.phone]!.load())
+        for node in [NodeName.watch, .phone] {
+            if let state = committedState(node) { boot(node, from: state) } else { down.insert(node) }
+        }
         let end = EmulatedInstant.zero + duration
         var lastProgress = EmulatedInstant.zero
         var stalled = 0
@@ -101,7 +121,7 @@ public struct Simulator {
             let timer = [down.contains(.watch) ? nil : watch.nextDeadline, down.contains(.phone) ? nil : phone.nextDeadline].compactMap { $0 }.min()
             let command = nextCommand < timeline.count ? timeline[nextCommand].entry.at : nil
             guard let next = [timer, command].compactMap({ $0 }).min(), next <= end else { break }
-            if next <= now { stalled += 1 } else { stalled = 0 }
+            if next <= now { stalled += 1 } else { stalled = 0; idle(until: next) }
             if stalled >= 100_000 {
                 // A model that keeps asking for "now" without doing anything: report it, do not hang.
                 failedCommands.append("\(now) the simulation made no progress (a timer due again and again); stopped")
@@ -187,12 +207,14 @@ public struct Simulator {
     mutating func kill(_ node: NodeName, midTurn: Bool = false) {
         guard !down.contains(node) else { return }
         if !midTurn { commitValues(node) }
+        let storageFault = disks[node] != nil ? killDisk(node, midTurn: midTurn) : nil
         dying.remove(node)
         down.insert(node)
         kills[node]! += 1
         deliveries.removeAll { $0.to == node }
         var fields: JSONObject = ["kills": .int(Int64(kills[node]!))]
         if midTurn { fields.append("midTurn", .bool(true)) }
+        if let storageFault { fields.append("storageFault", .string(storageFault)) }
         events.append(Event(at: now, node: node, .nodeKilled, level: .warning, fields: fields))
     }
 
@@ -215,7 +237,7 @@ public struct Simulator {
         case .watch: watch = WatchNode(topology: topology, boot: "sim.\(kills[node]! + 1)", exports: HealthExportReader.opener, app: watchApp)
         case .phone: phone = PhoneNode(topology: topology, boot: "sim.\(kills[node]! + 1)", app: app)
         }
-        guard boot(node, from: images[node]!.load()) else { return }
+        guard let state = committedState(node), boot(node, from: state) else { return }
         if !down.contains(node.peer) {
             perform(node == .watch ? watch.peerConnected(now: now) : phone.peerConnected(now: now), from: node)
             perform(node == .watch ? phone.peerConnected(now: now) : watch.peerConnected(now: now), from: node.peer)
@@ -257,11 +279,17 @@ public struct Simulator {
     mutating func perform(_ actions: [NodeAction], from node: NodeName) {
         guard !actions.isEmpty else { return }
         let dies = dying.contains(node)
-        let values = dies ? (node == .watch ? watch.persistentValues() : phone.persistentValues()) : nil
+        // On the real storage every turn commits its changed values, as the node loop's do.
+        let values = !disks.isEmpty ? (node == .watch ? watch.changedValues() : phone.changedValues())
+            : dies ? (node == .watch ? watch.persistentValues() : phone.persistentValues()) : nil
         var dead = false
         turns[node]!.turn(actions, values: values).carryOut(
             commit: { operations, values in
                 guard !dead else { return }
+                if disks[node] != nil, !commitToDisk(node, operations, values, dying: dies) {
+                    dead = true
+                    return
+                }
                 if !brokenStorage.contains(node) { images[node]!.commit(operations, values: values) }
                 dead = dies
             },
@@ -291,6 +319,7 @@ public struct Simulator {
         let missed = changed.keys.filter { offered[$0] == nil }
         precondition(missed.isEmpty, "Invalid state: \(node) changed \(missed.sorted()) without offering them in changedValues()")
         images[node]!.commit([], values: changed)
+        if !changed.isEmpty, disks[node] != nil { _ = commitToDisk(node, [], changed, dying: false) }
     }
 
     mutating func drainDeliveries() {
@@ -317,6 +346,7 @@ public struct Simulator {
         let bursts = Channel.allCases.reduce(0) { $0 + sim.topology.channel($1).bursts.count }
         return "\(sim.kills[.watch]! + sim.kills[.phone]!) node kill(s) (watch \(sim.kills[.watch]!), phone \(sim.kills[.phone]!)), "
             + "\(partitions) partition(s), \(bursts) fault burst(s)"
+            + (sim.runsRealStorage ? ", real storage with \(sim.storageFaults.count) storage fault(s)" : "")
             + (sim.refusedUnderNemesis.isEmpty ? "" : "; \(sim.refusedUnderNemesis.count) timeline command(s) refused under it (first: \(sim.refusedUnderNemesis[0]))")
     }
 

@@ -86,9 +86,10 @@ struct SimulatorTests {
 extension Simulator {
     /// A run with one of the build's apps (the reference app unless said).
     init(_ scenario: Scenario, app: String? = nil, seed: UInt64? = nil, duration: EmulatedDuration? = nil, nemesis: NemesisSpec? = nil,
-         settled: Bool = false) {
+         settled: Bool = false, realStorage: Bool? = nil) {
         self.init(scenario: scenario, app: try! AppCatalog.registration(named: app ?? scenario.topology.phone.app.name, topology: scenario.topology),
-                  watchApp: try! AppCatalog.watchApp(for: scenario.topology), seed: seed, duration: duration, nemesis: nemesis, settled: settled)
+                  watchApp: try! AppCatalog.watchApp(for: scenario.topology), seed: seed, duration: duration, nemesis: nemesis, settled: settled,
+                  realStorage: realStorage)
     }
 }
 

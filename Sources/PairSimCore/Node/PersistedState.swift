@@ -38,3 +38,37 @@ extension PersistedState {
         if let syncState = values["sync"] { try sync.restore(json: syncState, outbox: outbox, now: now) }
     }
 }
+
+extension PersistedState {
+    /// How `self` (read back from one storage) differs from `expected` (another's reading of the
+    /// same commits): empty when a restarted node would restore the same model from either. The
+    /// small values are compared as `self` holds them: a storage may leave out a value at its
+    /// default, and then reads back nothing for it.
+    public func differences(from expected: PersistedState) -> [String] {
+        var found: [String] = []
+        func check(_ same: Bool, _ what: String, _ mine: @autoclosure () -> Int, _ theirs: @autoclosure () -> Int) {
+            if !same { found.append("\(what) differ (\(mine()) here, \(theirs()) expected)") }
+        }
+        check(samples.map(\.1) == expected.samples.map(\.1) && samples.map(\.0) == expected.samples.map(\.0), "samples",
+              samples.count, expected.samples.count)
+        check(workouts.map(\.1) == expected.workouts.map(\.1) && workouts.map(\.0) == expected.workouts.map(\.0), "workouts",
+              workouts.count, expected.workouts.count)
+        check(tombstones == expected.tombstones, "tombstones", tombstones.count, expected.tombstones.count)
+        check(deletedIDs == expected.deletedIDs, "deleted ids", deletedIDs.count, expected.deletedIDs.count)
+        check(records == expected.records, "records", records.count, expected.records.count)
+        check(deletedRecords == expected.deletedRecords, "deleted records", deletedRecords.count, expected.deletedRecords.count)
+        for channel in Channel.allCases {
+            let mine = outbox[channel] ?? [], theirs = expected.outbox[channel] ?? []
+            check(mine == theirs, "\(channel.rawValue) outbox messages", mine.count, theirs.count)
+        }
+        check(held == expected.held, "objects held while locked", held.workouts.count + held.samples.count + held.deleted.count,
+              expected.held.workouts.count + expected.held.samples.count + expected.held.deleted.count)
+        check(waiting == expected.waiting, "records waiting in the container", waiting.saved.count + waiting.deleted.count,
+              expected.waiting.saved.count + expected.waiting.deleted.count)
+        for key in values.keys.sorted() where expected.values[key] != values[key] {
+            found.append("value \(key) differs: \(String(JSONWriter.string(values[key]!).prefix(120))) here, "
+                         + "\(expected.values[key].map { String(JSONWriter.string($0).prefix(120)) } ?? "none") expected")
+        }
+        return found
+    }
+}

@@ -26,10 +26,16 @@ final class JournaledStorage: NodeStorage {
 
     static let maxUnsettledTurns = 256
 
-    /// Opens `<directory>/state.sqlite` and `<directory>/turns.journal`.
-    init(directory: String) throws {
-        database = try SQLiteStorage(path: directory + "/state.sqlite")
-        journal = try TurnJournal(path: directory + "/turns.journal")
+    /// Opens `<directory>/state.sqlite` and `<directory>/turns.journal` (the journal's entries
+    /// through the simulator's faulty `disk`, when given; SQLite reaches it through its VFS).
+    init(directory: String, disk: OpaquePointer? = nil) throws {
+        // Every SQLite commit here is followed by journal entries that build on it (the journal
+        // starts again after it), so it is synced first: otherwise a power loss could keep those
+        // entries and lose the commit, and the node would refuse to start ("the journal belongs to
+        // another state.sqlite") or restore a state that never was. Found by the faulty disk's
+        // power loss (FaultyDiskTests). Small turns never wait for it: they go to the journal.
+        database = try SQLiteStorage(path: directory + "/state.sqlite", syncEachCommit: true)
+        journal = try TurnJournal(path: directory + "/turns.journal", disk: disk)
     }
 
     /// Writes the journal's turns that are not in SQLite yet into it, then reads everything back.

@@ -12,12 +12,14 @@ final class SQLiteStorage: NodeStorage {
     /// or receives, and is written as the difference from this (`StateTables.writeSync`).
     private var committedSync: JSON?
 
-    init(path: String) throws {
+    /// `syncEachCommit`: fsync the WAL at every commit (`synchronous = FULL`), for a storage that
+    /// must not lose a commit that later writes elsewhere depend on (`JournaledStorage`).
+    init(path: String, syncEachCommit: Bool = false) throws {
         self.path = path
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: syncEachCommit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFaultyDisk
 import Foundation
 import PairSimCore
 
@@ -45,13 +46,19 @@ final class TurnJournal {
     /// SQLite, where its pages are full anyway.
     static let maxEntryBytes = 16_384
 
-    init(path: String) throws {
+    /// The simulator's faulty disk the entries are written through (`SimulatedDiskStorage`), or nil.
+    private let disk: OpaquePointer?
+
+    /// `disk`: write every entry through the simulator's faulty disk (then nothing is mapped: a
+    /// store into a mapping cannot be cut short or undone).
+    init(path: String, disk: OpaquePointer? = nil) throws {
         self.path = path
+        self.disk = disk
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw RuntimeError("cannot open the turn journal \(path): \(String(cString: strerror(errno)))") }
         // Blocks reserved first: a store into a mapped hole on a full disk would kill the process
         // with SIGBUS instead of failing a write.
-        let address = posix_fallocate(descriptor, 0, off_t(Self.mappedBytes)) == 0
+        let address = disk == nil && posix_fallocate(descriptor, 0, off_t(Self.mappedBytes)) == 0
             ? mmap(nil, Self.mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0) : nil
         mapping = address == MAP_FAILED ? nil : address
     }
@@ -71,7 +78,10 @@ final class TurnJournal {
         }
         var written = 0
         while written < entry.count {
-            let result = entry.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + written, entry.count - written, off_t(end + written)) }
+            let result = entry.withUnsafeBytes { bytes in
+                disk.map { pairsim_disk_pwrite($0, path, descriptor, bytes.baseAddress! + written, entry.count - written, off_t(end + written)) }
+                    ?? pwrite(descriptor, bytes.baseAddress! + written, entry.count - written, off_t(end + written))
+            }
             if result < 0 {
                 if errno == EINTR { continue }
                 throw RuntimeError("cannot write to the turn journal \(path): \(String(cString: strerror(errno)))")

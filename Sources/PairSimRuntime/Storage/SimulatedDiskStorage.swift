@@ -1,0 +1,105 @@
+import CFaultyDisk
+import Foundation
+import PairSimCore
+
+/// A node's real storage — `state.sqlite` behind `turns.journal`, the code a node process runs
+/// (`JournaledStorage`) — on the simulator's faulty disk, so that seeds of a swarm meet storage
+/// faults with the nemesis (R: K8; TigerBeetle runs its real storage over simulated sectors for
+/// the same reason). The files are real, in `directory`; the disk (faulty_disk.h) decides what a
+/// killed process leaves of the write it was in, and what a power loss leaves of unsynced writes.
+///
+/// One process's life: `open` (what a starting node reads), `commit`s and `settle`s as the node
+/// loop makes them, then `kill` (or a death armed with `dieAfter` inside a commit or a settle).
+public final class SimulatedDiskStorage {
+    public let directory: String
+    private let disk: OpaquePointer
+    private var storage: JournaledStorage?
+
+    /// A new disk in a new `directory` (removed again when this goes).
+    public init(directory: String) throws {
+        guard pairsim_disk_install() == 0 else { throw RuntimeError("cannot install the simulator's faulty disk in SQLite") }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard let disk = pairsim_disk_create(directory) else { throw RuntimeError("out of memory creating a simulated disk") }
+        self.directory = directory
+        self.disk = disk
+    }
+
+    deinit {
+        storage = nil
+        pairsim_disk_destroy(disk)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A process starts on the disk: opens the files and reads back what they hold (moving the
+    /// journal's turns into SQLite, as a node does at start).
+    public func open() throws -> PersistedState {
+        storage = nil
+        pairsim_disk_revive(disk)
+        let storage = try JournaledStorage(directory: directory, disk: disk)
+        self.storage = storage
+        return try storage.load()
+    }
+
+    /// Commits one turn as the node loop does. False when the process died in it (`dieAfter`):
+    /// then whether the turn became durable is what the files say at the next `open`.
+    public func commit(_ operations: [PersistOp], values: [String: JSON]) throws -> Bool {
+        try surviving { try $0.commit(operations, values: values) }
+    }
+
+    /// Writes the journal's turns into SQLite, as an idle node does. False when the process died in it.
+    public func settle() throws -> Bool {
+        try surviving { try $0.settle() }
+    }
+
+    /// Journaled turns not yet in SQLite.
+    public var unsettledTurns: Int { storage?.unsettledTurns ?? 0 }
+
+    /// The process dies at the write after the next `writes`, which reaches the file with only
+    /// its first `cut` bytes.
+    public func dieAfter(writes: Int, cut: Int) {
+        pairsim_disk_die_after(disk, writes, cut)
+    }
+
+    /// The process ends now (kill -9): whatever it wrote stays in the files, nothing more reaches them.
+    public func kill() {
+        pairsim_disk_kill(disk)
+        // Closing SQLite on a dead disk writes nothing: it only lets go of the files.
+        storage = nil
+    }
+
+    /// True once the process died.
+    public var isDead: Bool { pairsim_disk_is_dead(disk) != 0 }
+
+    /// The machine lost power (the process dies with it): each file's writes since its last sync
+    /// are undone but a prefix of them, drawn from `random` for each file apart, and the first
+    /// undone may be torn. Returns how many writes were undone.
+    public func loseUnsyncedWrites(random: UInt64) throws -> Int {
+        kill()
+        let undone = pairsim_disk_power_loss(disk, random)
+        guard undone >= 0 else { throw RuntimeError("the simulated power loss could not undo writes in \(directory)") }
+        return undone
+    }
+
+    /// The kernel wrote its cache back: what was written so far survives a power loss.
+    public func writeback() { pairsim_disk_writeback(disk) }
+
+    /// Writes a power loss would undo now.
+    public var unsynced: Int { pairsim_disk_unsynced(disk) }
+
+    private func surviving(_ body: (JournaledStorage) throws -> Void) throws -> Bool {
+        guard let storage else { throw RuntimeError("Invalid state: the simulated storage in \(directory) is not open") }
+        do {
+            try body(storage)
+        } catch {
+            guard isDead else { throw error }
+            kill()
+            return false
+        }
+        if isDead {
+            // Died in a write the turn did not wait for (SQLite's automatic checkpoint after its commit).
+            kill()
+            return false
+        }
+        return true
+    }
+}

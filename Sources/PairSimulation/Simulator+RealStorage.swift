@@ -1,0 +1,132 @@
+import Foundation
+import PairSimCore
+import PairSimRuntime
+
+/// The real storage under the nemesis (R: K8). In a run that plays it, each node commits every
+/// turn to the journal and SQLite a node process runs, on a faulty disk (`SimulatedDiskStorage`)
+/// in a temporary directory, as well as to its in-memory image; it settles when it is idle and
+/// restarts from the files. Each kill is a storage fault drawn from the seed:
+///
+/// - `between writes`: a kill between turns (the page cache keeps every write; none was synced);
+/// - `torn write`: a kill inside a turn's commit — the write it was in reaches the file cut short
+///   (a torn journal entry, a transaction whose commit never reached the WAL), and the turn is
+///   durable or not as the files say;
+/// - `torn settle`: a kill while the journal's turns were being written into SQLite.
+///
+/// At every start the state read back from the files must be exactly what the image holds: a
+/// difference is a finding (`storageFindings`), and the run fails.
+/// A storage fault a kill brought (`kind`: `between writes`, `torn write`, `after its commit`, `torn settle`).
+public struct StorageFault: Sendable, CustomStringConvertible {
+    public var node: NodeName
+    public var at: EmulatedInstant
+    public var kind: String
+    public var description: String { "\(node) at \(at): \(kind)" }
+}
+
+extension Simulator {
+    /// The simulated kernel writes dirty pages back after this long (Linux: `dirty_expire_centisecs`, 30 s).
+    static let writebackInterval = EmulatedDuration.seconds(30)
+
+    mutating func openDisks() {
+        let base = NSTemporaryDirectory() + "pairsim-disk-\(ProcessInfo.processInfo.globallyUniqueString)"
+        do {
+            for node in [NodeName.watch, .phone] { disks[node] = try SimulatedDiskStorage(directory: "\(base)-\(node)") }
+        } catch {
+            disks = [:]
+            failedCommands.append("the real storage could not be set up in \(base): \(error)")
+        }
+    }
+
+    /// True when this run plays the real storage.
+    public var runsRealStorage: Bool { !disks.isEmpty }
+
+    /// What a starting node reads: its image, or the real storage's files checked against the image.
+    mutating func committedState(_ node: NodeName) -> PersistedState? {
+        guard let disk = disks[node] else { return images[node]!.load() }
+        let state: PersistedState
+        do {
+            state = try disk.open()
+        } catch {
+            storageFindings.append("\(now) \(node) could not start from its files: \(error)")
+            return nil
+        }
+        var problems = state.differences(from: images[node]!.load())
+        if !problems.isEmpty, let turn = inFlight[node] {
+            // The turn the process died in reached the files whole after all.
+            var with = images[node]!
+            with.commit(turn.operations, values: turn.values)
+            if state.differences(from: with.load()).isEmpty {
+                images[node] = with
+                problems = []
+            }
+        }
+        inFlight[node] = nil
+        if !problems.isEmpty {
+            storageFindings.append("\(now) \(node) restarted from files that differ from what it committed: " + problems.prefix(3).joined(separator: "; "))
+        }
+        return state
+    }
+
+    /// Commits a turn to the node's real storage; false when its process died in the commit
+    /// (armed by a mid-turn kill: `dying`).
+    mutating func commitToDisk(_ node: NodeName, _ operations: [PersistOp], _ values: [String: JSON], dying: Bool) -> Bool {
+        let disk = disks[node]!
+        if dying {
+            // Somewhere in this commit's first writes, cut anywhere in the write.
+            disk.dieAfter(writes: Int(storageRandom.next() % 3), cut: Int(storageRandom.next() % 2_048))
+        }
+        do {
+            if try disk.commit(operations, values: values) { return true }
+            inFlight[node] = (operations, values)
+        } catch {
+            storageFindings.append("\(now) \(node) could not commit a turn: \(error)")
+        }
+        return false
+    }
+
+    /// The node's process is killed: the storage fault it meets. Returns its name for `node.killed`.
+    mutating func killDisk(_ node: NodeName, midTurn: Bool) -> String {
+        let disk = disks[node]!
+        if midTurn || disk.isDead {
+            disk.kill()
+            // Died in the commit (its last write cut short), or right after it.
+            let fault = inFlight[node] != nil ? "torn write" : "after its commit"
+            storageFaults.append(StorageFault(node: node, at: now, kind: fault))
+            return fault
+        }
+        if storageRandom.chance(0.5), disk.unsettledTurns > 0 {
+            disk.dieAfter(writes: Int(storageRandom.next() % 4), cut: Int(storageRandom.next() % 4_096))
+            do {
+                _ = try disk.settle()
+            } catch {
+                storageFindings.append("\(now) \(node) could not settle its journal: \(error)")
+            }
+            disk.kill()
+            storageFaults.append(StorageFault(node: node, at: now, kind: "torn settle"))
+            return "torn settle"
+        }
+        disk.kill()
+        storageFaults.append(StorageFault(node: node, at: now, kind: "between writes"))
+        return "between writes"
+    }
+
+    /// Nothing more happens before `next`: each node that is up settles its journal into SQLite,
+    /// as an idle node loop does — or, half the time, is too busy to and settles at a later idle
+    /// moment (so kills find turns in the journal to tear a settle of) — and the kernel writes back
+    /// what is older than its interval.
+    mutating func idle(until next: EmulatedInstant) {
+        guard !disks.isEmpty else { return }
+        for node in [NodeName.watch, .phone] where !down.contains(node) && disks[node]!.unsettledTurns > 0 && storageRandom.chance(0.5) {
+            let disk = disks[node]!
+            do {
+                _ = try disk.settle()
+            } catch {
+                storageFindings.append("\(now) \(node) could not settle its journal: \(error)")
+            }
+        }
+        if next - lastWriteback >= Self.writebackInterval {
+            lastWriteback = next
+            for disk in disks.values { disk.writeback() }
+        }
+    }
+}
