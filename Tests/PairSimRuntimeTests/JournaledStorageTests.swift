@@ -170,11 +170,13 @@ struct JournaledStorageTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var driven = try Driven(directory)
-        try driven.storage.settle()
         for value in [70, 71, 72] {
             try driven.run("write-sample hr \(value)")
             try driven.storage.settle()
         }
+        // A large turn goes to SQLite, synced; the journal starts again after it, at turn 5.
+        try driven.run("write-samples hr 300 --every 5s")
+        #expect(driven.storage.journal.end == 0)
         try driven.run("write-sample hr 73")
         for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
         let error = #expect(throws: RuntimeError.self) { try JournaledStorage(directory: directory).load() }

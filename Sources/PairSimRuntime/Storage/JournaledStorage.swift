@@ -9,6 +9,17 @@ import PairSimCore
 /// the journal's turns, in the same transaction. Each SQLite commit records the last turn it holds
 /// (`journal_mark`): entries up to it are never applied again.
 ///
+/// Power loss: the journal is never synced, and neither is a settle (WAL, `synchronous = NORMAL`).
+/// The journal keeps every turn since the last synced SQLite commit, so whatever a power loss
+/// takes from SQLite's unsynced settles is still in the journal, or gone from both the same way:
+/// the node restarts from the state after one of its turns. A commit the journal does not hold
+/// (a large turn) is synced, and only after a synced commit does the journal start again at its
+/// beginning — otherwise a power loss could keep entries written after a commit it undid, and the
+/// node would refuse its files ("the journal belongs to another state.sqlite"), as the faulty
+/// disk's power loss found (FaultyDiskTests). Syncing each settle instead put an fsync (~150 µs
+/// here) in the idle node loop, and the single-sample latency's p50 rose from 113 to 139 µs
+/// (medians of 3 runs of `scripts/bench.sh sync`, same session).
+///
 /// Measured on the phone's one-sample turn (release build): the SQLite commit took ~105 µs of
 /// CPU before the acknowledgement could leave; encoding and appending the turn here takes ~12 µs
 /// (wall, median of 2,000 turns).
@@ -29,12 +40,7 @@ final class JournaledStorage: NodeStorage {
     /// Opens `<directory>/state.sqlite` and `<directory>/turns.journal` (the journal's entries
     /// through the simulator's faulty `disk`, when given; SQLite reaches it through its VFS).
     init(directory: String, disk: OpaquePointer? = nil) throws {
-        // Every SQLite commit here is followed by journal entries that build on it (the journal
-        // starts again after it), so it is synced first: otherwise a power loss could keep those
-        // entries and lose the commit, and the node would refuse to start ("the journal belongs to
-        // another state.sqlite") or restore a state that never was. Found by the faulty disk's
-        // power loss (FaultyDiskTests). Small turns never wait for it: they go to the journal.
-        database = try SQLiteStorage(path: directory + "/state.sqlite", syncEachCommit: true)
+        database = try SQLiteStorage(path: directory + "/state.sqlite")
         journal = try TurnJournal(path: directory + "/turns.journal", disk: disk)
     }
 
@@ -44,8 +50,7 @@ final class JournaledStorage: NodeStorage {
         let entries = try journal.entries(after: through)
         for entry in entries { hold(entry.operations, entry.values) }
         turn = entries.last?.turn ?? through
-        try settle()
-        journal.restart()
+        try settle(synced: true)
         loaded = true
         return try database.load()
     }
@@ -54,20 +59,30 @@ final class JournaledStorage: NodeStorage {
         // Before `load`, the journal may hold turns not yet in SQLite that this would overwrite.
         precondition(loaded, "Invalid state: a turn committed before the node's storage was loaded")
         turn += 1
-        if unsettledTurns < Self.maxUnsettledTurns,
-           let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {
+        if let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {
+            if unsettledTurns >= Self.maxUnsettledTurns { try settle() }
+            // The journal starts again only after a synced commit (see above).
+            if journal.end + entry.count > TurnJournal.mappedBytes { try settle(synced: true, through: turn - 1) }
             try journal.append(entry)
             hold(operations, values)
             return
         }
-        try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn)
+        try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn, synced: true)
         forgetSettled()
+        journal.restart()
     }
 
-    func settle() throws {
-        guard unsettledTurns > 0 else { return }
-        try database.commit(operations, values: values, throughTurn: turn)
+    /// Writes the journal's turns into SQLite (not synced: the journal keeps them).
+    func settle() throws { try settle(synced: false) }
+
+    /// `synced`: the commit is synced and the journal starts again; it holds turns through
+    /// `through` (default: the last), even when none waits.
+    private func settle(synced: Bool, through: UInt64? = nil) throws {
+        if unsettledTurns > 0 || synced {
+            try database.commit(operations, values: values, throughTurn: through ?? turn, synced: synced)
+        }
         forgetSettled()
+        if synced { journal.restart() }
     }
 
     /// A durable turn not yet in SQLite.
@@ -81,6 +96,5 @@ final class JournaledStorage: NodeStorage {
         operations = []
         values = [:]
         unsettledTurns = 0
-        journal.restart()
     }
 }

@@ -12,14 +12,12 @@ final class SQLiteStorage: NodeStorage {
     /// or receives, and is written as the difference from this (`StateTables.writeSync`).
     private var committedSync: JSON?
 
-    /// `syncEachCommit`: fsync the WAL at every commit (`synchronous = FULL`), for a storage that
-    /// must not lose a commit that later writes elsewhere depend on (`JournaledStorage`).
-    init(path: String, syncEachCommit: Bool = false) throws {
+    init(path: String) throws {
         self.path = path
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: syncEachCommit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -42,9 +40,12 @@ final class SQLiteStorage: NodeStorage {
     }
 
     /// Commits, and with `throughTurn` records that the turn journal's turns up to it are in the
-    /// database now (`JournaledStorage`).
-    func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?) throws {
+    /// database now (`JournaledStorage`). `synced`: the WAL is synced before this returns
+    /// (`synchronous = FULL` for this commit), so a power loss cannot undo it.
+    func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?, synced: Bool = false) throws {
         try queue.writeWithoutTransaction { db in
+            if synced { try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
+            defer { if synced { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() } }
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             do {
                 for operation in operations { try Self.apply(operation, db) }

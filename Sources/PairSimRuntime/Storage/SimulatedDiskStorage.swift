@@ -54,6 +54,9 @@ public final class SimulatedDiskStorage {
     /// Journaled turns not yet in SQLite.
     public var unsettledTurns: Int { storage?.unsettledTurns ?? 0 }
 
+    /// Where the journal's next entry goes (nil: not open).
+    public var journalEnd: Int? { storage?.journal.end }
+
     /// The process dies at the write after the next `writes`, which reaches the file with only
     /// its first `cut` bytes.
     public func dieAfter(writes: Int, cut: Int) {

@@ -15,9 +15,10 @@ import PairSimCore
 /// process being killed, not the machine losing power.
 ///
 /// An entry: `magic u32, length u32, turn u64, checksum u64` (little endian), then `length` bytes
-/// of operations and values. Turns are numbered up across restarts and the entries since the last
-/// settling hold consecutive turns from the file's start. Once they are in SQLite the next entry
-/// is written over the first instead of emptying the file: `ftruncate` and the block allocation
+/// of operations and values. Turns are numbered up across restarts and the entries since SQLite's
+/// last synced commit hold consecutive turns from the file's start (`JournaledStorage` says why
+/// settled turns stay until then). After that commit the next entry is written over the first
+/// instead of emptying the file: `ftruncate` and the block allocation
 /// of the appends after it measured ~8 µs a turn, an overwrite ~1 µs. Reading therefore stops at
 /// the first entry that is not the next turn or does not match its checksum — the old entries
 /// after the newest ones, or an entry cut short by a kill (its `write` never finished, so its turn
@@ -91,7 +92,7 @@ final class TurnJournal {
         end += entry.count
     }
 
-    /// Everything written is in SQLite now: the next entry goes at the start.
+    /// Everything written is in SQLite now, synced: the next entry goes at the start.
     func restart() { end = 0 }
 
     /// The entries after turn `through` (the last one SQLite holds), in order.
