@@ -40,6 +40,9 @@ extension Simulator {
     /// True when this run plays the real storage.
     public var runsRealStorage: Bool { !disks.isEmpty }
 
+    /// Per node on the real storage: turns committed and rows SQLite wrote (`pairsim-bench rows`).
+    public var storageCounts: [NodeName: (turns: Int, rows: Int)] { disks.mapValues { ($0.turns, $0.rowsWritten) } }
+
     /// What a starting node reads: its image, or the real storage's files checked against the image.
     mutating func committedState(_ node: NodeName) -> PersistedState? {
         guard let disk = disks[node] else { return images[node]!.load() }

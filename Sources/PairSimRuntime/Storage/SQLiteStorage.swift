@@ -8,9 +8,16 @@ import PairSimCore
 final class SQLiteStorage: NodeStorage {
     let queue: DatabaseQueue
     let path: String
-    /// The sync state as this connection last committed it: `sync` changes every turn that sends
-    /// or receives, and is written as the difference from this (`StateTables.writeSync`).
-    private var committedSync: JSON?
+    /// The small values as this connection last committed them: a value is written as its
+    /// difference from this (`StateTables.write`; unknown after a start: written whole once).
+    private var committedValues: [String: JSON] = [:]
+    /// Rows inserted, updated or deleted by this connection's commits, and the commits (`pairsim-bench rows`).
+    private(set) var rowsWritten = 0
+    private(set) var commits = 0
+
+    /// Writes every changed value's tables whole, as before values were written as differences:
+    /// the baseline `pairsim-bench rows` measures against. Never set in a node.
+    nonisolated(unsafe) static var rewritesValuesWhole = false
 
     init(path: String) throws {
         self.path = path
@@ -43,26 +50,31 @@ final class SQLiteStorage: NodeStorage {
     /// database now (`JournaledStorage`). `synced`: the WAL is synced before this returns
     /// (`synchronous = FULL` for this commit), so a power loss cannot undo it.
     func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?, synced: Bool = false) throws {
+        var rows = 0
         try queue.writeWithoutTransaction { db in
+            let changesBefore = db.totalChangesCount
             if synced { try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
             defer { if synced { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() } }
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             do {
                 for operation in operations { try Self.apply(operation, db) }
                 for key in values.keys.sorted() {
-                    try StateTables.write(key, values[key]!, db, previous: key == "sync" ? committedSync : nil)
+                    try StateTables.write(key, values[key]!, db, previous: Self.rewritesValuesWhole ? nil : committedValues[key])
                 }
                 if let throughTurn {
                     try db.cachedStatement(sql: "UPDATE journal_mark SET turn = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: throughTurn)])
                 }
                 try db.cachedStatement(sql: "COMMIT").execute()
+                rows = db.totalChangesCount - changesBefore
             } catch {
-                // Rolled back: the database keeps the last commit, which `committedSync` still describes.
+                // Rolled back: the database keeps the last commit, which `committedValues` still describes.
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
                 throw error
             }
         }
-        if let sync = values["sync"] { committedSync = sync }
+        committedValues.merge(values) { $1 }
+        rowsWritten += rows
+        commits += 1
     }
 
     /// The last journaled turn the database holds (0: none).

@@ -13,7 +13,21 @@ import PairSimCore
 public final class SimulatedDiskStorage {
     public let directory: String
     private let disk: OpaquePointer
-    private var storage: JournaledStorage?
+    private var storage: JournaledStorage? {
+        willSet { if let storage, newValue !== storage { earlierRows += storage.database.rowsWritten } }
+    }
+    private var earlierRows = 0
+    /// Turns committed, over every process's life.
+    public private(set) var turns = 0
+    /// Every changed value's tables written whole, as before values were written as their
+    /// differences: the baseline of `pairsim-bench rows`. Never set in a node.
+    public static var rewritesValuesWhole: Bool {
+        get { SQLiteStorage.rewritesValuesWhole }
+        set { SQLiteStorage.rewritesValuesWhole = newValue }
+    }
+
+    /// Rows SQLite inserted, updated or deleted, over every process's life.
+    public var rowsWritten: Int { earlierRows + (storage?.database.rowsWritten ?? 0) }
 
     /// A new disk in a new `directory` (removed again when this goes).
     public init(directory: String) throws {
@@ -43,7 +57,8 @@ public final class SimulatedDiskStorage {
     /// Commits one turn as the node loop does. False when the process died in it (`dieAfter`):
     /// then whether the turn became durable is what the files say at the next `open`.
     public func commit(_ operations: [PersistOp], values: [String: JSON]) throws -> Bool {
-        try surviving { try $0.commit(operations, values: values) }
+        turns += 1
+        return try surviving { try $0.commit(operations, values: values) }
     }
 
     /// Writes the journal's turns into SQLite, as an idle node does. False when the process died in it.

@@ -20,21 +20,23 @@ extension StateTables {
         }
     }
 
-    static func writeImport(_ value: JSON, _ db: Database) throws {
+    static func importRow(_ value: JSON) throws -> StateRows {
         let key = "watch.import"
-        try db.execute(sql: "DELETE FROM watch_import")
-        guard value != .null, let request = value["request"] else { return }
+        guard value != .null, let request = value["request"] else {
+            return .single("watch_import", Self.importColumns, nil)
+        }
         let types = request["types"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") }
-        try db.execute(sql: """
-            INSERT INTO watch_import (id, path, since, until, types, phase, done, total, saved, ignored, base_ms, first_day, fingerprint, skip_invalid,
-                                      stops, stopped_at)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [try string(request, "path", key), request["since"]?.stringValue, request["until"]?.stringValue, types,
-                             try string(value, "phase", key), try int(value, "done", key), try int(value, "total", key),
-                             try int(value, "saved", key), try int(value, "ignored", key), value["base"]?.intValue,
-                             value["firstDay"]?.stringValue, try string(value, "fingerprint", key), request["skipInvalid"]?.boolValue ?? false,
-                             value["stops"]?.intValue ?? 0, value["stoppedAt"]?.intValue ?? -1])
+        return .single("watch_import", Self.importColumns, [
+            try string(request, "path", key), request["since"]?.stringValue, request["until"]?.stringValue, types,
+            try string(value, "phase", key), try int(value, "done", key), try int(value, "total", key),
+            try int(value, "saved", key), try int(value, "ignored", key), value["base"]?.intValue,
+            value["firstDay"]?.stringValue, try string(value, "fingerprint", key), request["skipInvalid"]?.boolValue ?? false,
+            value["stops"]?.intValue ?? 0, value["stoppedAt"]?.intValue ?? -1,
+        ])
     }
+
+    static let importColumns = ["path", "since", "until", "types", "phase", "done", "total", "saved", "ignored", "base_ms", "first_day", "fingerprint",
+                                "skip_invalid", "stops", "stopped_at"]
 
     /// The job as `HealthImportJob.json` spells it (same members, same order), or nil.
     static func readImport(_ db: Database) throws -> JSON? {

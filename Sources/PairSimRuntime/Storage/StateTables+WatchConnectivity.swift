@@ -44,33 +44,29 @@ extension StateTables {
         }
     }
 
-    static func writeWatchConnectivity(_ value: JSON, _ db: Database) throws {
+    static func watchConnectivityRows(_ value: JSON) throws -> [StateRows] {
         let key = "wc"
-        try db.execute(sql: "DELETE FROM wc_session; DELETE FROM wc_outgoing; DELETE FROM wc_inbox")
         func text(_ member: String) -> String? { value[member]?.objectValue.map { JSONWriter.string(.object($0)) } }
-        try db.execute(sql: """
-            INSERT INTO wc_session (id, awaiting_first_unlock, foreground, random_state, context_pending, context_seq, context_sent,
-                                    received_context, received_context_stream, received_context_seq)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [value["awaitingFirstUnlock"]?.boolValue ?? false, value["foreground"]?.boolValue ?? false,
-                             try int(value, "random", key),
-                             text("contextPending"), value["contextSeq"]?.intValue, text("contextSent"), text("receivedContext"),
-                             value["receivedContextStream"]?.stringValue, value["receivedContextSeq"]?.intValue])
-        for (position, transfer) in (value["outgoing"]?.arrayValue ?? []).enumerated() {
-            try db.execute(sql: """
-                INSERT INTO wc_outgoing (position, id, kind, payload, name, size, created_ms, seq, stalled_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [position, try string(transfer, "id", key), try string(transfer, "kind", key),
-                                 JSONWriter.string(transfer["payload"] ?? .object([:])), transfer["name"]?.stringValue, transfer["size"]?.intValue,
-                                 try int(transfer, "createdAt", key), transfer["seq"]?.intValue, transfer["stalledUntil"]?.intValue])
-        }
-        for (position, item) in (value["inbox"]?.arrayValue ?? []).enumerated() {
-            try db.execute(sql: """
-                INSERT INTO wc_inbox (position, kind, id, payload, name, size, wants_reply, sent_ms, stream, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [position, try string(item, "kind", key), try string(item, "id", key),
-                                 JSONWriter.string(item["payload"] ?? .object([:])), item["name"]?.stringValue, item["size"]?.intValue,
-                                 item["reply"]?.boolValue ?? false, try int(item, "sentAt", key), try string(item, "stream", key),
-                                 try int(item, "seq", key)])
-        }
+        return [
+            .single("wc_session", ["awaiting_first_unlock", "foreground", "random_state", "context_pending", "context_seq", "context_sent",
+                                   "received_context", "received_context_stream", "received_context_seq"],
+                    [value["awaitingFirstUnlock"]?.boolValue ?? false, value["foreground"]?.boolValue ?? false, try int(value, "random", key),
+                     text("contextPending"), value["contextSeq"]?.intValue, text("contextSent"), text("receivedContext"),
+                     value["receivedContextStream"]?.stringValue, value["receivedContextSeq"]?.intValue]),
+            // Queues: taken from the front, added at the back; a row is its transfer (by id) or delivery (by stream and seq).
+            .keyed("wc_outgoing", key: ["id"], order: "position", ["id", "kind", "payload", "name", "size", "created_ms", "seq", "stalled_until"],
+                   try (value["outgoing"]?.arrayValue ?? []).map { transfer -> [DatabaseValueConvertible?] in
+                       [try string(transfer, "id", key), try string(transfer, "kind", key), JSONWriter.string(transfer["payload"] ?? .object([:])),
+                        transfer["name"]?.stringValue, transfer["size"]?.intValue, try int(transfer, "createdAt", key), transfer["seq"]?.intValue,
+                        transfer["stalledUntil"]?.intValue]
+                   }),
+            .keyed("wc_inbox", key: ["stream", "seq"], order: "position", ["stream", "seq", "kind", "id", "payload", "name", "size", "wants_reply", "sent_ms"],
+                   try (value["inbox"]?.arrayValue ?? []).map { item -> [DatabaseValueConvertible?] in
+                       [try string(item, "stream", key), try int(item, "seq", key), try string(item, "kind", key), try string(item, "id", key),
+                        JSONWriter.string(item["payload"] ?? .object([:])), item["name"]?.stringValue, item["size"]?.intValue,
+                        item["reply"]?.boolValue ?? false, try int(item, "sentAt", key)]
+                   }),
+        ]
     }
 
     /// The session as `WCSessionCore.json` spells it (same members, same order), or nil.

@@ -112,8 +112,8 @@ enum StateTables {
 
     // MARK: Writing
 
-    /// `previous`: the value this key last had in the database, when known — lets a value written
-    /// every turn (`sync`) change only the rows that differ (R: K1).
+    /// `previous`: the value this key last had in the database, when known — then only the rows
+    /// that differ are written (R: K1, K7); unknown, the value's tables are written whole.
     static func write(_ key: String, _ value: JSON, _ db: Database, previous: JSON? = nil) throws {
         if let scalar = scalars.first(where: { $0.key == key }) {
             let stored: DatabaseValueConvertible? = switch (scalar.kind, value) {
@@ -127,74 +127,83 @@ enum StateTables {
             return
         }
         switch key {
-        case "sync": try writeSync(value, previous: previous, db)
-        case "cloudkit.export": try writeExport(value, db)
-        case "watch.session": try writeSession(value, db)
-        case "watch.plan":
-            try db.execute(sql: "DELETE FROM watch_plan")
-            guard value != .null else { return }
-            try db.execute(sql: "INSERT INTO watch_plan (id, remaining, every_ms, duration_ms, next_at, generated) VALUES (1, ?, ?, ?, ?, ?)",
-                           arguments: [try int(value, "remaining", key), try int(value, "every", key), try int(value, "duration", key),
-                                       try int(value, "nextAt", key), try int(value, "generated", key)])
-        case "watch.bulk":
-            try db.execute(sql: "DELETE FROM watch_bulk")
-            guard value != .null else { return }
-            try db.execute(sql: "INSERT INTO watch_bulk (id, type, total, done, first_ms, span_ms, random_state) VALUES (1, ?, ?, ?, ?, ?, ?)",
-                           arguments: [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
-                                       try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])
-        case "watch.import": try writeImport(value, db)
-        case "phone.clock", "watch.clock":
-            // Written by an older migration (v2 moving v1's values) before v8 made the table: skipped as unknown there.
-            guard try db.tableExists("device_clock") else { throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)") }
-            let clock = value.objectValue ?? [:]
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO device_clock (id, node, offset_ms, drift_ppm, since_ms, time_zone) VALUES (1, ?, ?, ?, ?, ?)
-                """, arguments: [String(key.prefix { $0 != "." }), clock["offset"]?.intValue ?? 0, clock["drift"]?.doubleValue ?? 0,
-                                 clock["since"]?.intValue ?? 0, clock["timeZone"]?.stringValue ?? "UTC"])
-        case "watch.partitions":
-            guard try db.tableExists("watch_partitions") else { throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)") }
-            try db.execute(sql: "DELETE FROM watch_partitions")
-            for reason in value.arrayValue ?? [] { try db.execute(sql: "INSERT INTO watch_partitions (reason) VALUES (?)", arguments: [reason.stringValue]) }
+        case "sync": return try writeSync(value, previous: previous, db)
         case "watch.hostedSessions":
-            try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
-        case "watch.hostedWorkout": try writeHostedWorkout(value, db)
-        case "wc": try writeWatchConnectivity(value, db)
+            return try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
+        case "cloudkit.export" where previous?["nextExportAt"] != value["nextExportAt"] || previous == nil:
+            try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [value["nextExportAt"]?.intValue])
+        case "phone.clock", "watch.clock", "watch.partitions":
+            // Written by an older migration (v2 moving v1's values) before v8 made the table: skipped as unknown there.
+            guard try db.tableExists(key == "watch.partitions" ? "watch_partitions" : "device_clock") else {
+                throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)")
+            }
+        default: break
+        }
+        let tables = try rows(key, value)
+        let before = try previous.map { try rows(key, $0) }
+        for (index, table) in tables.enumerated() { try table.write(over: before?[index], db) }
+    }
+
+    /// The rows of each table that holds `key`'s value, always the same tables in the same order.
+    static func rows(_ key: String, _ value: JSON) throws -> [StateRows] {
+        switch key {
+        case "cloudkit.export":
+            let batch = try RecordsBatch(persisted: value.objectValue ?? [:])
+            return [.keyed("queued_records", key: ["id"], order: nil, ["id", "queue", "exercise", "start_ms", "duration_ms", "calories", "workout_id", "source"],
+                           batch.saved.map { record -> [DatabaseValueConvertible?] in
+                               [record.id.text, QueuedRecordRow.Queue.export.rawValue, record.exercise, record.start.milliseconds,
+                                record.duration.milliseconds, record.calories, record.healthKitWorkoutID?.text, record.source.name]
+                           }, scope: ("queue", QueuedRecordRow.Queue.export.rawValue)),
+                    .keyed("export_deletions", key: ["id"], order: nil, ["id"], batch.deleted.map { [$0.text] })]
+        case "watch.session":
+            let live = value["live"]
+            return [.single("watch_session", ["state", "activity", "start_ms", "number", "recovered", "has_builder", "was_paused"],
+                            [try string(value, "state", key), live?["activity"]?.stringValue, live?["start"]?.intValue, live?["number"]?.intValue,
+                             live?["recovered"]?.boolValue, live?["hasBuilder"]?.boolValue, value["wasPaused"]?.boolValue]),
+                    .positional("watch_session_exercises", ["name"], (live?["exercises"]?.arrayValue ?? []).map { [$0.stringValue] }),
+                    .positional("watch_session_segments", ["start_ms", "end_ms"], (live?["segments"]?.arrayValue ?? []).map { segment in
+                        [segment.arrayValue?.first?.intValue, segment.arrayValue?.last?.intValue]
+                    })]
+        case "watch.plan":
+            return [.single("watch_plan", ["remaining", "every_ms", "duration_ms", "next_at", "generated"], value == .null ? nil :
+                                [try int(value, "remaining", key), try int(value, "every", key), try int(value, "duration", key),
+                                 try int(value, "nextAt", key), try int(value, "generated", key)])]
+        case "watch.bulk":
+            return [.single("watch_bulk", ["type", "total", "done", "first_ms", "span_ms", "random_state"], value == .null ? nil :
+                                [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
+                                 try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])]
+        case "watch.import": return [try importRow(value)]
+        case "phone.clock", "watch.clock":
+            let clock = value.objectValue ?? [:]
+            return [.single("device_clock", ["node", "offset_ms", "drift_ppm", "since_ms", "time_zone"],
+                            [String(key.prefix { $0 != "." }), clock["offset"]?.intValue ?? 0, clock["drift"]?.doubleValue ?? 0,
+                             clock["since"]?.intValue ?? 0, clock["timeZone"]?.stringValue ?? "UTC"])]
+        case "watch.partitions":
+            return [.keyed("watch_partitions", key: ["reason"], order: nil, ["reason"], (value.arrayValue ?? []).map { [$0.stringValue] }, ordered: false)]
+        case "watch.hostedWorkout": return [try hostedWorkoutRow(value)]
+        case "wc": return try watchConnectivityRows(value)
         case "phone.app":
-            try db.execute(sql: "DELETE FROM phone_app; DELETE FROM phone_denied")
-            try db.execute(sql: "INSERT INTO phone_app (id, state, locked, frontmost_at_lock, background_since) VALUES (1, ?, ?, ?, ?)",
-                           arguments: [try string(value, "state", key), value["locked"]?.boolValue ?? false,
-                                       value["frontmostAtLock"]?.boolValue ?? false, value["backgroundSince"]?.intValue])
-            for type in value["denied"]?.arrayValue ?? [] {
-                try db.execute(sql: "INSERT INTO phone_denied (type) VALUES (?)", arguments: [type.stringValue])
-            }
+            return [.single("phone_app", ["state", "locked", "frontmost_at_lock", "background_since"],
+                            [try string(value, "state", key), value["locked"]?.boolValue ?? false, value["frontmostAtLock"]?.boolValue ?? false,
+                             value["backgroundSince"]?.intValue]),
+                    .keyed("phone_denied", key: ["type"], order: nil, ["type"], (value["denied"]?.arrayValue ?? []).map { [$0.stringValue] })]
         case "phone.delivery":
-            try db.execute(sql: "DELETE FROM background_delivery")
-            for (position, member) in (value.objectValue?.members ?? []).enumerated() {
-                let entry = member.value
-                try db.execute(sql: """
-                    INSERT INTO background_delivery (position, type, frequency, enabled, stopped, pending, last_wake_at, misses, wake_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [position, member.key, try string(entry, "frequency", key), entry["enabled"]?.boolValue ?? false,
-                                     entry["stopped"]?.boolValue ?? false, entry["pending"]?.boolValue ?? false,
-                                     entry["lastWakeAt"]?.intValue, entry["misses"]?.intValue ?? 0, entry["wakeAt"]?.intValue])
-            }
+            return [.keyed("background_delivery", key: ["type"], order: "position",
+                           ["type", "frequency", "enabled", "stopped", "pending", "last_wake_at", "misses", "wake_at"],
+                           try (value.objectValue?.members ?? []).map { member -> [DatabaseValueConvertible?] in
+                               let entry = member.value
+                               return [member.key, try string(entry, "frequency", key), entry["enabled"]?.boolValue ?? false,
+                                       entry["stopped"]?.boolValue ?? false, entry["pending"]?.boolValue ?? false, entry["lastWakeAt"]?.intValue,
+                                       entry["misses"]?.intValue ?? 0, entry["wakeAt"]?.intValue]
+                           })]
         case "phone.defaults", "watch.appDefaults":
-            try db.execute(sql: "DELETE FROM user_defaults")
-            for (position, member) in (value.objectValue?.members ?? []).enumerated() {
-                try db.execute(sql: "INSERT INTO user_defaults (position, key, value) VALUES (?, ?, ?)",
-                               arguments: [position, member.key, JSONWriter.string(member.value)])
-            }
+            return [.keyed("user_defaults", key: ["key"], order: "position", ["key", "value"],
+                           (value.objectValue?.members ?? []).map { [$0.key, JSONWriter.string($0.value)] })]
         case "phone.missCompletions":
-            try db.execute(sql: "DELETE FROM phone_miss_completions")
-            for (position, member) in (value.objectValue?.members ?? []).enumerated() {
-                try db.execute(sql: "INSERT INTO phone_miss_completions (position, type, count) VALUES (?, ?, ?)",
-                               arguments: [position, member.key, member.value.intValue ?? 0])
-            }
+            return [.keyed("phone_miss_completions", key: ["type"], order: "position", ["type", "count"],
+                           (value.objectValue?.members ?? []).map { [$0.key, $0.value.intValue ?? 0] })]
         case "phone.deferred":
-            try db.execute(sql: "DELETE FROM phone_deferred")
-            for (position, type) in (value.arrayValue ?? []).enumerated() {
-                try db.execute(sql: "INSERT INTO phone_deferred (position, type) VALUES (?, ?)", arguments: [position, type.stringValue])
-            }
+            return [.positional("phone_deferred", ["type"], (value.arrayValue ?? []).map { [$0.stringValue] })]
         default:
             throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)")
         }
@@ -210,21 +219,19 @@ enum StateTables {
     }
 
     /// The hosted watch app's workout (`HostedWorkout.json`), one row.
-    static func writeHostedWorkout(_ value: JSON, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM watch_hosted_workout")
-        guard value != .null else { return }
+    static func hostedWorkoutRow(_ value: JSON) throws -> StateRows {
         let key = "watch.hostedWorkout"
-        try db.execute(sql: """
-            INSERT INTO watch_hosted_workout (id, number, activity, state, active_ms, readings, samples, energy, finished, random_state,
-                                              steady, noise, collecting, collection_start_ms, collection_end_ms, active_since_ms, start_ms)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [try int(value, "number", key), try string(value, "activity", key), try int(value, "state", key),
-                             try int(value, "active", key), try int(value, "readings", key), try int(value, "samples", key),
-                             value["energy"]?.doubleValue ?? 0, value["finished"]?.boolValue ?? false, try int(value, "random", key),
-                             value["steady"]?.doubleValue ?? 0, value["noise"]?.doubleValue ?? 0,
-                             value["collecting"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") },
-                             value["collectionStart"]?.intValue, value["collectionEnd"]?.intValue, value["activeSince"]?.intValue,
-                             value["startDate"]?.intValue])
+        return .single("watch_hosted_workout", ["number", "activity", "state", "active_ms", "readings", "samples", "energy", "finished", "random_state",
+                                                "steady", "noise", "collecting", "collection_start_ms", "collection_end_ms", "active_since_ms", "start_ms"],
+                       value == .null ? nil : [
+                           try int(value, "number", key), try string(value, "activity", key), try int(value, "state", key),
+                           try int(value, "active", key), try int(value, "readings", key), try int(value, "samples", key),
+                           value["energy"]?.doubleValue ?? 0, value["finished"]?.boolValue ?? false, try int(value, "random", key),
+                           value["steady"]?.doubleValue ?? 0, value["noise"]?.doubleValue ?? 0,
+                           value["collecting"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") },
+                           value["collectionStart"]?.intValue, value["collectionEnd"]?.intValue, value["activeSince"]?.intValue,
+                           value["startDate"]?.intValue,
+                       ])
     }
 
     static func readHostedWorkout(_ db: Database) throws -> JSON? {
@@ -243,32 +250,6 @@ enum StateTables {
             if let value = row[column] as Int64? { object.append(field, .int(value)) }
         }
         return .object(object)
-    }
-
-    static func writeExport(_ value: JSON, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM queued_records WHERE queue = 'export'; DELETE FROM export_deletions")
-        let batch = try RecordsBatch(persisted: value.objectValue ?? [:])
-        for record in batch.saved { try QueuedRecordRow(record, queue: .export).insert(db) }
-        for id in batch.deleted { try db.execute(sql: "INSERT INTO export_deletions (id) VALUES (?)", arguments: [id.text]) }
-        try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [value["nextExportAt"]?.intValue])
-    }
-
-    static func writeSession(_ value: JSON, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM watch_session; DELETE FROM watch_session_exercises; DELETE FROM watch_session_segments")
-        let live = value["live"]
-        try db.execute(sql: """
-            INSERT INTO watch_session (id, state, activity, start_ms, number, recovered, has_builder, was_paused)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [try string(value, "state", "watch.session"), live?["activity"]?.stringValue, live?["start"]?.intValue,
-                             live?["number"]?.intValue, live?["recovered"]?.boolValue, live?["hasBuilder"]?.boolValue,
-                             value["wasPaused"]?.boolValue])
-        for (position, name) in (live?["exercises"]?.arrayValue ?? []).enumerated() {
-            try db.execute(sql: "INSERT INTO watch_session_exercises (position, name) VALUES (?, ?)", arguments: [position, name.stringValue])
-        }
-        for (position, segment) in (live?["segments"]?.arrayValue ?? []).enumerated() {
-            try db.execute(sql: "INSERT INTO watch_session_segments (position, start_ms, end_ms) VALUES (?, ?, ?)",
-                           arguments: [position, segment.arrayValue?.first?.intValue, segment.arrayValue?.last?.intValue])
-        }
     }
 
     static func int(_ value: JSON, _ field: String, _ key: String) throws -> Int64 {
