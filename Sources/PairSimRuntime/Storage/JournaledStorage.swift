@@ -51,6 +51,7 @@ final class JournaledStorage: NodeStorage {
         for entry in entries { hold(entry.operations, entry.values) }
         turn = entries.last?.turn ?? through
         try settle(synced: true)
+        try database.compactDeletedSamples()
         loaded = true
         return try database.load()
     }

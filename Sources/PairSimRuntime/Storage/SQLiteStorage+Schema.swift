@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v8"
+    static let schemaVersion = "v9"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -77,6 +77,11 @@ extension SQLiteStorage {
                 ALTER TABLE watch_import ADD COLUMN stops INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE watch_import ADD COLUMN stopped_at INTEGER NOT NULL DEFAULT -1;
                 """)
+        }
+        // v9: how far deleted samples were compacted out of their batches (the last deletion
+        // anchor), so a start compacts only after new deletions (R: K7).
+        migrator.registerMigration("v9") { db in
+            try db.execute(sql: "ALTER TABLE node_state ADD COLUMN compacted_through INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }
