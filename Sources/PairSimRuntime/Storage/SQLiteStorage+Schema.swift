@@ -29,12 +29,17 @@ extension SQLiteStorage {
         // v2: typed tables only: workouts and records as columns; held objects, the CloudKit
         // container and the export queue in their own tables, written change by change; the models'
         // small state (sync windows, sessions, app state) in tables of their own (R: K1).
-        migrator.registerMigration("v2") { db in try migrateToV2(db) }
+        // Each migration's schema is frozen SQL (R: K7): what a version made never changes with
+        // today's Swift types.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2SQL)
+            try moveV1Values(db)
+        }
         // v3: the watch's import-health job, so a killed watch resumes it (R: E1).
-        migrator.registerMigration("v3") { db in try StateTables.createImport(db) }
+        migrator.registerMigration("v3") { db in try db.execute(sql: v3SQL) }
         // v4: each node's WatchConnectivity session: outstanding transfers, deliveries waiting for
         // the app, the application context (R: X1).
-        migrator.registerMigration("v4") { db in try StateTables.createWatchConnectivity(db) }
+        migrator.registerMigration("v4") { db in try db.execute(sql: v4SQL) }
         // v5: an outbox message that carries exactly one stored sample batch keeps the batch's
         // anchor and the frame without its body, not a second copy of the samples (R: E4's speed).
         migrator.registerMigration("v5") { db in
@@ -86,100 +91,93 @@ extension SQLiteStorage {
         return migrator
     }
 
-    static func createWorkoutColumns(_ t: TableDefinition) {
-        t.column("activity", .text).notNull()
-        t.column("start_ms", .integer).notNull()
-        t.column("end_ms", .integer).notNull()
-        t.column("active_duration_ms", .integer).notNull()
-        t.column("active_energy", .double)
-        t.column("source", .text).notNull()
-    }
+    /// v2, frozen: typed workouts, records and outbox columns, taken from v1's JSON by SQL; the
+    /// tables of held objects, queued records and the models' small state.
+    static let v2SQL = """
+        CREATE TABLE workouts_v2 (uuid TEXT PRIMARY KEY, anchor INTEGER NOT NULL, activity TEXT NOT NULL, start_ms INTEGER NOT NULL,
+                                  end_ms INTEGER NOT NULL, active_duration_ms INTEGER NOT NULL, active_energy DOUBLE, source TEXT NOT NULL);
+        INSERT INTO workouts_v2 SELECT uuid, anchor, json_extract(json, '$.activity'), json_extract(json, '$.start'), json_extract(json, '$.end'),
+                                       json_extract(json, '$.activeDuration'), json_extract(json, '$.activeEnergy'), json_extract(json, '$.source')
+                                FROM workouts;
+        DROP TABLE workouts;
+        ALTER TABLE workouts_v2 RENAME TO workouts;
+        CREATE TABLE records_v2 (id TEXT PRIMARY KEY, exercise TEXT NOT NULL, start_ms INTEGER NOT NULL, duration_ms INTEGER NOT NULL,
+                                 calories DOUBLE, workout_id TEXT, source TEXT NOT NULL);
+        INSERT INTO records_v2 SELECT id, json_extract(json, '$.exercise'), json_extract(json, '$.start'), json_extract(json, '$.duration'),
+                                      json_extract(json, '$.calories'), json_extract(json, '$.healthKitWorkoutID'), json_extract(json, '$.source')
+                               FROM records;
+        DROP TABLE records;
+        ALTER TABLE records_v2 RENAME TO records;
+        CREATE TABLE outbox_v2 (channel TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL,
+                                created_at INTEGER NOT NULL, workouts INTEGER, samples INTEGER, saved INTEGER, deleted INTEGER, workout TEXT,
+                                PRIMARY KEY (channel, seq));
+        INSERT INTO outbox_v2 SELECT channel, seq, kind, topic, payload, created_at, json_extract(summary, '$.workouts'),
+                                     json_extract(summary, '$.samples'), json_extract(summary, '$.saved'), json_extract(summary, '$.deleted'),
+                                     json_extract(summary, '$.workout')
+                              FROM outbox;
+        DROP TABLE outbox;
+        ALTER TABLE outbox_v2 RENAME TO outbox;
+        CREATE TABLE held_workouts (seq INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL, activity TEXT NOT NULL, start_ms INTEGER NOT NULL,
+                                    end_ms INTEGER NOT NULL, active_duration_ms INTEGER NOT NULL, active_energy DOUBLE, source TEXT NOT NULL);
+        CREATE TABLE held_sample_batches (seq INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
+        CREATE TABLE held_deletions (seq INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL, type TEXT NOT NULL);
+        CREATE TABLE queued_records (seq INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL, id TEXT NOT NULL, exercise TEXT NOT NULL,
+                                     start_ms INTEGER NOT NULL, duration_ms INTEGER NOT NULL, calories DOUBLE, workout_id TEXT, source TEXT NOT NULL);
+        CREATE INDEX queued_records_on_id ON queued_records(id);
+        CREATE TABLE waiting_deletions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE);
+        CREATE TABLE node_state (id INTEGER PRIMARY KEY CHECK (id = 1), store_anchor INTEGER, watch_uuid_state INTEGER, phone_uuid_state INTEGER,
+                                 session_count INTEGER, resting_count INTEGER, next_resting_at INTEGER, fail_next_finish BOOLEAN,
+                                 save_failures INTEGER, next_export_at INTEGER);
+        INSERT INTO node_state (id) VALUES (1);
+        CREATE TABLE sync_channels (channel TEXT PRIMARY KEY, stream TEXT NOT NULL, next_seq INTEGER NOT NULL);
+        CREATE TABLE sync_windows (channel TEXT NOT NULL, position INTEGER NOT NULL, stream TEXT NOT NULL, cumulative INTEGER NOT NULL,
+                                   PRIMARY KEY (channel, position));
+        CREATE TABLE sync_windows_above (channel TEXT NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (channel, stream, seq));
+        CREATE TABLE export_deletions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL);
+        CREATE TABLE watch_session (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, activity TEXT, start_ms INTEGER, number INTEGER,
+                                    recovered BOOLEAN, has_builder BOOLEAN, was_paused BOOLEAN);
+        CREATE TABLE watch_session_exercises (position INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        CREATE TABLE watch_session_segments (position INTEGER PRIMARY KEY, start_ms INTEGER NOT NULL, end_ms INTEGER);
+        CREATE TABLE watch_plan (id INTEGER PRIMARY KEY CHECK (id = 1), remaining INTEGER NOT NULL, every_ms INTEGER NOT NULL,
+                                 duration_ms INTEGER NOT NULL, next_at INTEGER NOT NULL, generated INTEGER NOT NULL);
+        CREATE TABLE watch_bulk (id INTEGER PRIMARY KEY CHECK (id = 1), type TEXT NOT NULL, total INTEGER NOT NULL, done INTEGER NOT NULL,
+                                 first_ms INTEGER NOT NULL, span_ms INTEGER NOT NULL, random_state INTEGER NOT NULL);
+        CREATE TABLE phone_app (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, locked BOOLEAN NOT NULL,
+                                frontmost_at_lock BOOLEAN NOT NULL, background_since INTEGER);
+        CREATE TABLE phone_denied (type TEXT PRIMARY KEY);
+        CREATE TABLE phone_deferred (position INTEGER PRIMARY KEY, type TEXT NOT NULL);
+        CREATE TABLE phone_miss_completions (position INTEGER PRIMARY KEY, type TEXT NOT NULL, count INTEGER NOT NULL);
+        CREATE TABLE background_delivery (position INTEGER PRIMARY KEY, type TEXT NOT NULL UNIQUE, frequency TEXT NOT NULL, enabled BOOLEAN NOT NULL,
+                                          stopped BOOLEAN NOT NULL, pending BOOLEAN NOT NULL, last_wake_at INTEGER, misses INTEGER NOT NULL,
+                                          wake_at INTEGER);
+        CREATE TABLE user_defaults (position INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL);
+        """
 
-    static func createRecordColumns(_ t: TableDefinition) {
-        t.column("exercise", .text).notNull()
-        t.column("start_ms", .integer).notNull()
-        t.column("duration_ms", .integer).notNull()
-        t.column("calories", .double)
-        t.column("workout_id", .text)
-        t.column("source", .text).notNull()
-    }
+    /// v3, frozen: the watch's `import-health` job in progress.
+    static let v3SQL = """
+        CREATE TABLE watch_import (id INTEGER PRIMARY KEY CHECK (id = 1), path TEXT NOT NULL, since TEXT, until TEXT, types TEXT,
+                                   phase TEXT NOT NULL, done INTEGER NOT NULL, total INTEGER NOT NULL, saved INTEGER NOT NULL,
+                                   ignored INTEGER NOT NULL, base_ms INTEGER, first_day TEXT, fingerprint TEXT NOT NULL);
+        """
 
-    static func migrateToV2(_ db: Database) throws {
-        let oldWorkouts = try Row.fetchAll(db, sql: "SELECT anchor, json FROM workouts").map { row in
-            WorkoutRow(try Workout(reading: FieldReader(try object(row["json"], "workouts.json"), path: "workout")), anchor: row["anchor"])
-        }
-        let oldRecords = try String.fetchAll(db, sql: "SELECT json FROM records").map { json in
-            RecordRow(try ExerciseRecord(reading: FieldReader(try object(json, "records.json"), path: "record")))
-        }
-        let oldOutbox = try Row.fetchAll(db, sql: "SELECT channel, seq, kind, topic, payload, created_at, summary FROM outbox").map { row in
-            guard let channel = Channel(rawValue: row["channel"]), let kind = MessageKind(rawValue: row["kind"]) else {
-                throw RuntimeError("outbox row with unknown channel or kind")
-            }
-            return try OutboxRow(channel, OutboxRecord(seq: UInt64(row["seq"] as Int64), kind: kind,
-                                                       frame: WireFrame(topic: row["topic"], payload: Array(row["payload"] as Data)),
-                                                       createdAt: EmulatedInstant(milliseconds: row["created_at"]),
-                                                       summary: try object(row["summary"], "outbox.summary")))
-        }
-        try db.drop(table: "workouts")
-        try db.drop(table: "records")
-        try db.drop(table: "outbox")
-        try db.create(table: "outbox") { t in
-            t.column("channel", .text).notNull()
-            t.column("seq", .integer).notNull()
-            t.column("kind", .text).notNull()
-            t.column("topic", .text).notNull()
-            t.column("payload", .blob).notNull()
-            t.column("created_at", .integer).notNull()
-            for count in ["workouts", "samples", "saved", "deleted"] { t.column(count, .integer) }
-            t.column("workout", .text)
-            t.primaryKey(["channel", "seq"])
-        }
-        // v2's columns, named: later versions add columns (v4's wc_id) this migration must not write.
-        for row in oldOutbox {
-            try db.execute(sql: """
-                INSERT INTO outbox (channel, seq, kind, topic, payload, created_at, workouts, samples, saved, deleted, workout)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [row.channel, row.seq, row.kind, row.topic, row.payload, row.createdAt, row.workouts, row.samples,
-                                 row.saved, row.deleted, row.workout])
-        }
-        try db.create(table: "workouts") { t in
-            t.primaryKey("uuid", .text)
-            t.column("anchor", .integer).notNull()
-            createWorkoutColumns(t)
-        }
-        try db.create(table: "records") { t in
-            t.primaryKey("id", .text)
-            createRecordColumns(t)
-        }
-        try db.create(table: "held_workouts") { t in
-            t.autoIncrementedPrimaryKey("seq")
-            t.column("uuid", .text).notNull()
-            createWorkoutColumns(t)
-        }
-        try db.create(table: "held_sample_batches") { t in
-            t.autoIncrementedPrimaryKey("seq")
-            t.column("data", .blob).notNull()
-        }
-        try db.create(table: "held_deletions") { t in
-            t.autoIncrementedPrimaryKey("seq")
-            t.column("uuid", .text).notNull()
-            t.column("type", .text).notNull()
-        }
-        try db.create(table: "queued_records") { t in
-            t.autoIncrementedPrimaryKey("seq")
-            t.column("queue", .text).notNull()
-            t.column("id", .text).notNull().indexed()
-            createRecordColumns(t)
-        }
-        try db.create(table: "waiting_deletions") { t in
-            t.autoIncrementedPrimaryKey("seq")
-            t.column("id", .text).notNull().unique()
-        }
-        for row in oldWorkouts { try row.insert(db) }
-        for row in oldRecords { try row.insert(db) }
-        try StateTables.create(db)
-        // What v1 kept as JSON values in `kv` moves to the new tables; keys no model reads any
-        // more are dropped.
+    /// v4, frozen: each node's WatchConnectivity session.
+    static let v4SQL = """
+        ALTER TABLE outbox ADD COLUMN wc_id TEXT;
+        CREATE TABLE wc_session (id INTEGER PRIMARY KEY CHECK (id = 1), awaiting_first_unlock BOOLEAN NOT NULL, foreground BOOLEAN NOT NULL,
+                                 random_state INTEGER NOT NULL, context_pending TEXT, context_seq INTEGER, context_sent TEXT,
+                                 received_context TEXT, received_context_stream TEXT, received_context_seq INTEGER);
+        CREATE TABLE wc_outgoing (position INTEGER PRIMARY KEY, id TEXT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL, name TEXT,
+                                  size INTEGER, created_ms INTEGER NOT NULL, seq INTEGER, stalled_until INTEGER);
+        CREATE TABLE wc_inbox (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, id TEXT NOT NULL, payload TEXT NOT NULL, name TEXT,
+                               size INTEGER, wants_reply BOOLEAN NOT NULL, sent_ms INTEGER NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL);
+        """
+
+    /// v2's one step that is not SQL: wave 1 kept a locked phone's held objects, its CloudKit
+    /// container and the models' small values as JSON documents in `kv`; their rows (packed sample
+    /// batches among them) are written by the writers the tables have now. Keys no model reads any
+    /// more are dropped. (Rewriting those writers in SQL for a wave-1 database was not worth a
+    /// second copy of each.)
+    static func moveV1Values(_ db: Database) throws {
         let limits = WireLimits(maxItemsPerMessage: .max / 16)
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM kv ORDER BY key") {
             let key: String = row["key"], value = try JSONParser().parse(row["value"] as String)
@@ -211,8 +209,4 @@ extension SQLiteStorage {
         }
     }
 
-    static func object(_ text: String, _ column: String) throws -> JSONObject {
-        guard let object = try JSONParser().parse(text).objectValue else { throw RuntimeError("\(column): expected a JSON object") }
-        return object
-    }
 }

@@ -4,22 +4,6 @@ import PairSimCore
 /// The watch's `import-health` job (schema v3): one row while an import is in progress, written
 /// with each batch so a restarted watch resumes it (R: E1).
 extension StateTables {
-    /// The `import-health` job in progress (schema v3).
-    static func createImport(_ db: Database) throws {
-        try db.create(table: "watch_import") { t in
-            t.primaryKey("id", .integer).check { $0 == 1 }
-            t.column("path", .text).notNull()
-            t.column("since", .text)
-            t.column("until", .text)
-            t.column("types", .text)
-            t.column("phase", .text).notNull()
-            for column in ["done", "total", "saved", "ignored"] { t.column(column, .integer).notNull() }
-            t.column("base_ms", .integer)
-            t.column("first_day", .text)
-            t.column("fingerprint", .text).notNull()
-        }
-    }
-
     static func importRow(_ value: JSON) throws -> StateRows {
         let key = "watch.import"
         guard value != .null, let request = value["request"] else {

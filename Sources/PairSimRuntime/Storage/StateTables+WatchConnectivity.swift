@@ -5,45 +5,6 @@ import PairSimCore
 /// for its app, and the application context both ways, so they survive a restart. Payloads are
 /// the app's dictionaries, kept in their JSON spelling.
 extension StateTables {
-    static func createWatchConnectivity(_ db: Database) throws {
-        try db.alter(table: "outbox") { t in t.add(column: "wc_id", .text) }
-        try db.create(table: "wc_session") { t in
-            t.primaryKey("id", .integer).check { $0 == 1 }
-            t.column("awaiting_first_unlock", .boolean).notNull()
-            t.column("foreground", .boolean).notNull()
-            t.column("random_state", .integer).notNull()
-            t.column("context_pending", .text)
-            t.column("context_seq", .integer)
-            t.column("context_sent", .text)
-            t.column("received_context", .text)
-            t.column("received_context_stream", .text)
-            t.column("received_context_seq", .integer)
-        }
-        try db.create(table: "wc_outgoing") { t in
-            t.primaryKey("position", .integer)
-            t.column("id", .text).notNull()
-            t.column("kind", .text).notNull()
-            t.column("payload", .text).notNull()
-            t.column("name", .text)
-            t.column("size", .integer)
-            t.column("created_ms", .integer).notNull()
-            t.column("seq", .integer)
-            t.column("stalled_until", .integer)
-        }
-        try db.create(table: "wc_inbox") { t in
-            t.primaryKey("position", .integer)
-            t.column("kind", .text).notNull()
-            t.column("id", .text).notNull()
-            t.column("payload", .text).notNull()
-            t.column("name", .text)
-            t.column("size", .integer)
-            t.column("wants_reply", .boolean).notNull()
-            t.column("sent_ms", .integer).notNull()
-            t.column("stream", .text).notNull()
-            t.column("seq", .integer).notNull()
-        }
-    }
-
     static func watchConnectivityRows(_ value: JSON) throws -> [StateRows] {
         let key = "wc"
         func text(_ member: String) -> String? { value[member]?.objectValue.map { JSONWriter.string(.object($0)) } }
