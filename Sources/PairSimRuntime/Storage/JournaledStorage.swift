@@ -16,9 +16,10 @@ import PairSimCore
 /// (a large turn) is synced, and only after a synced commit does the journal start again at its
 /// beginning — otherwise a power loss could keep entries written after a commit it undid, and the
 /// node would refuse its files ("the journal belongs to another state.sqlite"), as the faulty
-/// disk's power loss found (FaultyDiskTests). Syncing each settle instead put an fsync (~150 µs
-/// here) in the idle node loop, and the single-sample latency's p50 rose from 113 to 139 µs
-/// (medians of 3 runs of `scripts/bench.sh sync`, same session).
+/// disk's power loss found (FaultyDiskTests). Syncing each settle instead would be simpler but
+/// puts an fsync (~150 µs here) into the node loop each time it goes idle, for data the journal
+/// already keeps. Measured, it made no difference to the single-sample latency: p50 medians
+/// 131 µs (this) and 135 µs (synced settles), 6 interleaved pairs of `pairsim-bench sync`.
 ///
 /// Measured on the phone's one-sample turn (release build): the SQLite commit took ~105 µs of
 /// CPU before the acknowledgement could leave; encoding and appending the turn here takes ~12 µs
