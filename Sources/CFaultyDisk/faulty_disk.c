@@ -33,6 +33,7 @@ struct pairsim_disk {
     long countdown;  // writes before the dying one; negative: not armed
     long cut;
     int dead;
+    int records;     // remembers unsynced changes (for a power loss)
     change *changes;
     size_t count, capacity;
     pairsim_disk *next;
@@ -52,7 +53,7 @@ static pairsim_disk *disk_for(const char *path) {
     return found;
 }
 
-pairsim_disk *pairsim_disk_create(const char *directory) {
+pairsim_disk *pairsim_disk_create(const char *directory, int power_loss) {
     pairsim_disk *disk = calloc(1, sizeof *disk);
     if (disk == NULL) return NULL;
     size_t length = strlen(directory);
@@ -64,6 +65,7 @@ pairsim_disk *pairsim_disk_create(const char *directory) {
     disk->directory[length] = 0;
     disk->directory_length = length;
     disk->countdown = -1;
+    disk->records = power_loss;
     pthread_mutex_init(&disk->lock, NULL);
     pthread_mutex_lock(&registry_lock);
     disk->next = registry;
@@ -253,9 +255,9 @@ long pairsim_disk_power_loss(pairsim_disk *disk, uint64_t random) {
 // MARK: The turn journal's writes
 
 ssize_t pairsim_disk_pwrite(pairsim_disk *disk, const char *path, int fd, const void *bytes, size_t count, off_t offset) {
-    struct stat st;
-    if (fstat(fd, &st) != 0) return -1;
-    size_t old_length = offset < st.st_size ? (size_t)(st.st_size - offset < (off_t)count ? st.st_size - offset : (off_t)count) : 0;
+    struct stat st = {0};
+    if (disk->records && fstat(fd, &st) != 0) return -1;
+    size_t old_length = disk->records && offset < st.st_size ? (size_t)(st.st_size - offset < (off_t)count ? st.st_size - offset : (off_t)count) : 0;
     unsigned char *old = old_length ? malloc(old_length) : NULL;
     if (old_length && (old == NULL || pread(fd, old, old_length, offset) != (ssize_t)old_length)) { free(old); return -1; }
     pthread_mutex_lock(&disk->lock);
@@ -263,8 +265,10 @@ ssize_t pairsim_disk_pwrite(pairsim_disk *disk, const char *path, int fd, const 
     ssize_t written = -1;
     if (allowed >= 0) {
         written = allowed ? pwrite(fd, bytes, (size_t)allowed, offset) : 0;
-        if (written > 0 && remember(disk, path, offset, (size_t)written, old, old_length < (size_t)written ? old_length : (size_t)written,
-                                    st.st_size) != 0) written = -1;
+        if (written > 0 && disk->records
+            && remember(disk, path, offset, (size_t)written, old, old_length < (size_t)written ? old_length : (size_t)written, st.st_size) != 0) {
+            written = -1;
+        }
     }
     int died = disk->dead;
     pthread_mutex_unlock(&disk->lock);
@@ -300,9 +304,9 @@ static int f_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 of
 static int f_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
     faulty_file *f = (faulty_file *)file;
     sqlite3_int64 size = 0;
-    int rc = f->real->pMethods->xFileSize(f->real, &size);
+    int rc = f->disk->records ? f->real->pMethods->xFileSize(f->real, &size) : SQLITE_OK;
     if (rc != SQLITE_OK) return rc;
-    size_t old_length = offset < size ? (size_t)(size - offset < amount ? size - offset : amount) : 0;
+    size_t old_length = f->disk->records && offset < size ? (size_t)(size - offset < amount ? size - offset : amount) : 0;
     unsigned char *old = old_length ? malloc(old_length) : NULL;
     if (old_length && old == NULL) return SQLITE_NOMEM;
     if (old_length && (rc = f->real->pMethods->xRead(f->real, old, (int)old_length, offset)) != SQLITE_OK) { free(old); return rc; }
@@ -310,8 +314,10 @@ static int f_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_i
     long allowed = admit(f->disk, (size_t)amount);
     if (allowed > 0) {
         rc = f->real->pMethods->xWrite(f->real, buffer, (int)allowed, offset);
-        if (rc == SQLITE_OK && remember(f->disk, f->path, offset, (size_t)allowed, old, old_length < (size_t)allowed ? old_length : (size_t)allowed,
-                                        size) != 0) rc = SQLITE_NOMEM;
+        if (rc == SQLITE_OK && f->disk->records
+            && remember(f->disk, f->path, offset, (size_t)allowed, old, old_length < (size_t)allowed ? old_length : (size_t)allowed, size) != 0) {
+            rc = SQLITE_NOMEM;
+        }
     }
     int died = f->disk->dead;
     pthread_mutex_unlock(&f->disk->lock);
@@ -322,9 +328,9 @@ static int f_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_i
 static int f_truncate(sqlite3_file *file, sqlite3_int64 size) {
     faulty_file *f = (faulty_file *)file;
     sqlite3_int64 old_size = 0;
-    int rc = f->real->pMethods->xFileSize(f->real, &old_size);
+    int rc = f->disk->records ? f->real->pMethods->xFileSize(f->real, &old_size) : SQLITE_OK;
     if (rc != SQLITE_OK) return rc;
-    size_t cut = old_size > size ? (size_t)(old_size - size) : 0;
+    size_t cut = f->disk->records && old_size > size ? (size_t)(old_size - size) : 0;
     unsigned char *old = cut ? malloc(cut) : NULL;
     if (cut && old == NULL) return SQLITE_NOMEM;
     if (cut && (rc = f->real->pMethods->xRead(f->real, old, (int)cut, size)) != SQLITE_OK) { free(old); return rc; }
@@ -333,7 +339,7 @@ static int f_truncate(sqlite3_file *file, sqlite3_int64 size) {
         rc = SQLITE_IOERR_TRUNCATE;
     } else {
         rc = f->real->pMethods->xTruncate(f->real, size);
-        if (rc == SQLITE_OK && remember(f->disk, f->path, size, 0, old, cut, old_size) != 0) rc = SQLITE_NOMEM;
+        if (rc == SQLITE_OK && f->disk->records && remember(f->disk, f->path, size, 0, old, cut, old_size) != 0) rc = SQLITE_NOMEM;
     }
     pthread_mutex_unlock(&f->disk->lock);
     free(old);

@@ -16,7 +16,7 @@ struct FaultyDiskTests {
         var seconds: Int64 = 0
 
         init() throws {
-            disk = try SimulatedDiskStorage(directory: NSTemporaryDirectory() + "pairsim-faulty-\(UInt32.random(in: 0...UInt32.max))")
+            disk = try SimulatedDiskStorage(directory: NSTemporaryDirectory() + "pairsim-faulty-\(UInt32.random(in: 0...UInt32.max))", powerLoss: true)
             _ = try turns.boot(&watch, from: try disk.open(), now: .zero)
         }
 

@@ -47,9 +47,9 @@ struct RealStorageSimulationTests {
     func shareOfSeeds() throws {
         let scenario = try CrashSimulationTests.stream("")
         let spec = NemesisSpec(crashes: 1, partitions: 0)
-        let real = (UInt64(1)...64).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage }
-        #expect((4...14).contains(real.count), "\(real.count) of 64 at the default share 0.125")
-        #expect(real == (UInt64(1)...64).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage })
+        let real = (UInt64(1)...128).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage }
+        #expect((3...15).contains(real.count), "\(real.count) of 128 at the default share 1/16")
+        #expect(real == (UInt64(1)...128).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage })
         var none = spec
         none.realStorage = 0
         #expect(!(UInt64(1)...64).contains { Simulator(scenario, seed: $0, nemesis: none).runsRealStorage })

@@ -29,8 +29,10 @@ typedef struct pairsim_disk pairsim_disk;
 int pairsim_disk_install(void);
 
 /// A disk for the files under `directory` (an absolute path; a trailing '/' is added). NULL when
-/// out of memory.
-pairsim_disk *pairsim_disk_create(const char *directory);
+/// out of memory. `power_loss`: remember what each unsynced write overwrote, so that
+/// `pairsim_disk_power_loss` can undo it (a read of the old bytes per write; without it, a power
+/// loss undoes nothing).
+pairsim_disk *pairsim_disk_create(const char *directory, int power_loss);
 /// Forgets the disk (its files stay where they are).
 void pairsim_disk_destroy(pairsim_disk *disk);
 
