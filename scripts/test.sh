@@ -86,6 +86,8 @@ swift test --skip-build
 # before still is. Longer swarms run on a release build, in shards if need be (docs/SWARM.md).
 phase "swarm: nemesis seeds in simulation"
 "$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 150 --nemesis
+# Every seed on the real journal and SQLite, power losses among the kills (R: K8).
+"$bin/topology" swarm Topologies/scenarios/power-loss.yaml --seeds 40
 "$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 150 --nemesis

@@ -24,6 +24,7 @@ typedef struct {
     unsigned char *old;   // what [offset, offset + old_length) held
     size_t old_length;
     off_t old_size;       // the file's size before
+    int64_t stamp;        // the disk's time when it was made
 } change;
 
 struct pairsim_disk {
@@ -34,6 +35,7 @@ struct pairsim_disk {
     long cut;
     int dead;
     int records;     // remembers unsynced changes (for a power loss)
+    int64_t now;     // the caller's clock, stamped on changes
     change *changes;
     size_t count, capacity;
     pairsim_disk *next;
@@ -74,11 +76,12 @@ pairsim_disk *pairsim_disk_create(const char *directory, int power_loss) {
     return disk;
 }
 
-static void forget_changes(pairsim_disk *disk, const char *path) {
+/// Forgets the changes of `path` (NULL: every file) made before `before`: they survive now.
+static void forget_changes_before(pairsim_disk *disk, const char *path, int64_t before) {
     size_t kept = 0;
     for (size_t i = 0; i < disk->count; i++) {
         change *c = &disk->changes[i];
-        if (path == NULL || strcmp(c->path, path) == 0) {
+        if ((path == NULL || strcmp(c->path, path) == 0) && c->stamp < before) {
             free(c->path);
             free(c->old);
         } else {
@@ -87,6 +90,8 @@ static void forget_changes(pairsim_disk *disk, const char *path) {
     }
     disk->count = kept;
 }
+
+static void forget_changes(pairsim_disk *disk, const char *path) { forget_changes_before(disk, path, INT64_MAX); }
 
 void pairsim_disk_destroy(pairsim_disk *disk) {
     if (disk == NULL) return;
@@ -136,6 +141,18 @@ void pairsim_disk_writeback(pairsim_disk *disk) {
     pthread_mutex_unlock(&disk->lock);
 }
 
+void pairsim_disk_set_time(pairsim_disk *disk, int64_t now) {
+    pthread_mutex_lock(&disk->lock);
+    disk->now = now;
+    pthread_mutex_unlock(&disk->lock);
+}
+
+void pairsim_disk_writeback_before(pairsim_disk *disk, int64_t before) {
+    pthread_mutex_lock(&disk->lock);
+    forget_changes_before(disk, NULL, before);
+    pthread_mutex_unlock(&disk->lock);
+}
+
 long pairsim_disk_unsynced(const pairsim_disk *disk) {
     pthread_mutex_lock((pthread_mutex_t *)&disk->lock);
     long count = (long)disk->count;
@@ -162,6 +179,7 @@ static int remember(pairsim_disk *disk, const char *path, off_t offset, size_t l
     c->length = length;
     c->old_length = old_length;
     c->old_size = old_size;
+    c->stamp = disk->now;
     disk->count++;
     return 0;
 }
@@ -275,6 +293,15 @@ ssize_t pairsim_disk_pwrite(pairsim_disk *disk, const char *path, int fd, const 
     free(old);
     if (died || written < 0) { errno = EIO; return -1; }
     return written;
+}
+
+int pairsim_disk_sync(pairsim_disk *disk, const char *path) {
+    pthread_mutex_lock(&disk->lock);
+    int dead = disk->dead;
+    if (!dead) forget_changes(disk, path);
+    pthread_mutex_unlock(&disk->lock);
+    if (dead) { errno = EIO; return -1; }
+    return 0;
 }
 
 // MARK: The VFS

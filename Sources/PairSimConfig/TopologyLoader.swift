@@ -233,12 +233,19 @@ public enum TopologyLoader {
     // MARK: Policies
 
     static func reliability(_ reader: YAMLReader) throws(ConfigError) -> ReliabilityConfig {
-        let map = try reader.mapping(allowed: ["retransmitInitial", "retransmitMax", "maxInFlight", "outboxLimit"])
+        let map = try reader.mapping(allowed: ["retransmitInitial", "retransmitMax", "maxInFlight", "outboxLimit", "durability"])
         var config = ReliabilityConfig()
         if let value = map["retransmitInitial"] { config.retransmitInitial = try value.duration() }
         if let value = map["retransmitMax"] { config.retransmitMax = try value.duration() }
         if let value = map["maxInFlight"] { config.maxInFlight = Int(try value.int(in: 1...1_000_000)) }
         if let value = map["outboxLimit"] { config.outboxLimit = Int(try value.int(in: 1...100_000_000)) }
+        if let value = map["durability"] {
+            let text = try value.string()
+            guard let durability = ReliabilityConfig.Durability(rawValue: text) else {
+                throw value.error("expected kill or power, got \"\(text.prefix(40))\"")
+            }
+            config.durability = durability
+        }
         guard config.retransmitInitial > .zero else { throw map["retransmitInitial"]!.error("must be above 0") }
         guard config.retransmitMax >= config.retransmitInitial else {
             throw (map["retransmitMax"] ?? reader).error("retransmitMax is below retransmitInitial")

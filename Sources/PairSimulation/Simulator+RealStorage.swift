@@ -11,7 +11,9 @@ import PairSimRuntime
 /// - `torn write`: a kill inside a turn's commit — the write it was in reaches the file cut short
 ///   (a torn journal entry, a transaction whose commit never reached the WAL), and the turn is
 ///   durable or not as the files say;
-/// - `torn settle`: a kill while the journal's turns were being written into SQLite.
+/// - `torn settle`: a kill while the journal's turns were being written into SQLite;
+/// - `power loss`: only for nodes that promise to survive one (`sync.durability: power`) — the
+///   writes never synced are undone, but a prefix of each file's, and one may be torn.
 ///
 /// At every start the state read back from the files must be exactly what the image holds: a
 /// difference is a finding (`storageFindings`), and the run fails.
@@ -30,11 +32,22 @@ extension Simulator {
     mutating func openDisks() {
         let base = NSTemporaryDirectory() + "pairsim-disk-\(ProcessInfo.processInfo.globallyUniqueString)"
         do {
-            for node in [NodeName.watch, .phone] { disks[node] = try SimulatedDiskStorage(directory: "\(base)-\(node)") }
+            // A node that promises to survive a power loss (`sync.durability: power`) meets them.
+            let power = topology.reliability.durability == .power
+            for node in [NodeName.watch, .phone] {
+                disks[node] = try SimulatedDiskStorage(directory: "\(base)-\(node)", powerLoss: power || powerLossRegardless, syncsTurns: power)
+            }
         } catch {
             disks = [:]
             failedCommands.append("the real storage could not be set up in \(base): \(error)")
         }
+    }
+
+    /// Makes every kill a power loss on the real storage, whatever the nodes promise (tests: what
+    /// one takes from a node with `sync.durability: kill`). Call before `run`.
+    mutating func losePowerAtEveryKill() {
+        powerLossRegardless = true
+        openDisks()
     }
 
     /// True when this run plays the real storage.
@@ -97,6 +110,15 @@ extension Simulator {
             storageFaults.append(StorageFault(node: node, at: now, kind: fault))
             return fault
         }
+        if disk.powerLoss, powerLossRegardless || storageRandom.chance(0.4) {
+            do {
+                _ = try disk.loseUnsyncedWrites(random: storageRandom.next())
+            } catch {
+                storageFindings.append("\(now) \(node) could not lose power: \(error)")
+            }
+            storageFaults.append(StorageFault(node: node, at: now, kind: "power loss"))
+            return "power loss"
+        }
         if storageRandom.chance(0.5), disk.unsettledTurns > 0 {
             disk.dieAfter(writes: Int(storageRandom.next() % 4), cut: Int(storageRandom.next() % 4_096))
             do {
@@ -116,7 +138,7 @@ extension Simulator {
     /// Nothing more happens before `next`: each node that is up settles its journal into SQLite,
     /// as an idle node loop does — or, half the time, is too busy to and settles at a later idle
     /// moment (so kills find turns in the journal to tear a settle of) — and the kernel writes back
-    /// what is older than its interval.
+    /// what is older than its interval (looked at once an emulated second at most).
     mutating func idle(until next: EmulatedInstant) {
         guard !disks.isEmpty else { return }
         for node in [NodeName.watch, .phone] where !down.contains(node) && disks[node]!.unsettledTurns > 0 && storageRandom.chance(0.5) {
@@ -127,9 +149,11 @@ extension Simulator {
                 storageFindings.append("\(now) \(node) could not settle its journal: \(error)")
             }
         }
-        if next - lastWriteback >= Self.writebackInterval {
-            lastWriteback = next
-            for disk in disks.values { disk.writeback() }
+        // The writes from here on happen at `next`; what is older than the interval then is written back.
+        for disk in disks.values {
+            disk.setTime(next.milliseconds)
+            if next - lastWriteback >= .seconds(1) { disk.writeback(before: (next - Self.writebackInterval).milliseconds) }
         }
+        if next - lastWriteback >= .seconds(1) { lastWriteback = next }
     }
 }

@@ -67,6 +67,9 @@ public struct Simulator {
     public internal(set) var storageFaults: [StorageFault] = []
     /// When the simulated kernel last wrote its cache back (every `writebackInterval`).
     var lastWriteback = EmulatedInstant.zero
+    /// Every kill is a power loss, whatever the nodes promise: for showing what one takes from a
+    /// node that does not promise to survive it. Tests set it (before `run`); nothing else does.
+    var powerLossRegardless = false
 
     /// The scenario's length (`duration` adds `Nemesis.settle` when `settled`).
     public let scenarioLength: EmulatedDuration

@@ -21,15 +21,18 @@ struct SyncBench: ParsableCommand {
     @Option(help: "Single-sample round trips for the latency runs.")
     var rounds = 300
 
+    @Option(help: "The nodes' sync.durability: kill (the default) or power (each turn's journal entry synced).")
+    var durability = "kill"
+
     func run() throws {
         let port = 17_000 + Int(getpid() % 1_000) * 6
-        report("== sync benchmark (release build, tcp loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        report("== sync benchmark (release build, tcp loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores, sync.durability: \(durability))")
         // The baseline: two C processes, as ZeroMQ's local_thr/remote_thr, with PUB/SUB.
         let c = try CZeroMQSide.throughput(endpoint: "tcp://127.0.0.1:\(port + 3)", count: messages, size: 100)
         report("raw libzmq PUB/SUB between two C processes: \(messages) × 100 B: \(human(c)) msg/s (the baseline)")
         let raw = try ZeroMQBench.throughput(endpoint: "tcp://127.0.0.1:\(port)", count: messages, size: 100)
         report("raw ZeroMQ PUB/SUB through the wrapper, in one process: \(messages) × 100 B in one direction: \(human(raw)) msg/s")
-        let pair = try BenchPair(name: "sync", yamlExtra: "", basePort: port + 2)
+        let pair = try BenchPair(name: "sync", yamlExtra: "sync: { durability: \(durability) }", basePort: port + 2)
         defer { pair.stop() }
         let total = try pair.writeSamplesAcknowledged(samples)
         let phoneStatus = try JSONParser().parse(try pair.ctl(.phone, "status --json"))

@@ -15,8 +15,9 @@ struct FaultyDiskTests {
         var turns = NodeTurns()
         var seconds: Int64 = 0
 
-        init() throws {
-            disk = try SimulatedDiskStorage(directory: NSTemporaryDirectory() + "pairsim-faulty-\(UInt32.random(in: 0...UInt32.max))", powerLoss: true)
+        init(syncsTurns: Bool = false) throws {
+            disk = try SimulatedDiskStorage(directory: NSTemporaryDirectory() + "pairsim-faulty-\(UInt32.random(in: 0...UInt32.max))", powerLoss: true,
+                                            syncsTurns: syncsTurns)
             _ = try turns.boot(&watch, from: try disk.open(), now: .zero)
         }
 
@@ -102,6 +103,21 @@ struct FaultyDiskTests {
             }
             #expect(restored.isEmpty, "round \(round): \(undone) write(s) undone; \(restored.count) sample(s) read back beyond the first \(turns) turns")
             #expect(turns >= writtenBack, "round \(round): read back the state after turn \(turns), the kernel had written back \(writtenBack)")
+        }
+    }
+
+    @Test("with sync.durability: power every committed turn survives a power loss")  // R: K8
+    func powerDurability() throws {
+        var random = SplitMix64(seed: 9)
+        for round in 0..<8 {
+            var driven = try Driven(syncsTurns: true)
+            let turns = Int(40 + random.next() % 200)
+            for value in 1...turns {
+                #expect(try driven.sample(value))
+                if random.next() % 20 == 0 { #expect(try driven.disk.settle()) }
+            }
+            _ = try driven.disk.loseUnsyncedWrites(random: random.next())
+            #expect(try driven.restarted() == (1...turns).map(Double.init), "round \(round)")
         }
     }
 

@@ -29,6 +29,78 @@ struct RealStorageSimulationTests {
         #expect(kinds == ["between writes", "torn write", "after its commit", "torn settle"], "\(kinds.sorted())")
     }
 
+    /// The stream scenario with each node promising to survive a power loss.
+    static func powerDurable() throws -> Scenario {
+        var scenario = try CrashSimulationTests.stream("")
+        scenario.topology.reliability.durability = .power
+        return scenario
+    }
+
+    @Test("nodes with sync.durability: power meet power losses on the real storage, and every invariant holds")  // R: K8
+    func powerLossesWithPowerDurability() throws {
+        var kinds = Set<String>()
+        for seed: UInt64 in 1...4 {
+            var run = Simulator(try Self.powerDurable(), seed: seed, nemesis: NemesisSpec(crashes: 8, partitions: 2), realStorage: true)
+            run.run()
+            kinds.formUnion(run.storageFaults.map(\.kind))
+            #expect(run.failedCommands.isEmpty, "seed \(seed): \(run.failedCommands)")
+            for verdict in run.verdicts() { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
+        }
+        #expect(kinds.contains("power loss"), "\(kinds.sorted())")
+    }
+
+    @Test("a power loss takes acknowledged turns from nodes that promise only to survive a kill (the default), and the invariants say so")  // R: K8
+    func powerLossWithoutThePromise() throws {
+        // The phone loses power three times, each 10 s after a heart-rate sample reached it.
+        let writes = """
+              - { at: 8m, watch: "write-sample hr 71" }
+              - { at: 13m, watch: "write-sample hr 72" }
+              - { at: 18m, watch: "write-sample hr 73" }
+            """
+        let scenario = try CrashSimulationTests.stream(writes + """
+
+              - { at: 8m10s, phone: kill-node }
+              - { at: 8m11s, phone: restart-node }
+              - { at: 13m10s, phone: kill-node }
+              - { at: 13m11s, phone: restart-node }
+              - { at: 18m10s, phone: kill-node }
+              - { at: 18m11s, phone: restart-node }
+            """)
+        var calm = Simulator(try CrashSimulationTests.stream(writes))
+        calm.run()
+        var lost = 0, caught = 0
+        for seed: UInt64 in 1...4 {
+            var run = Simulator(scenario, seed: seed, realStorage: true)
+            run.losePowerAtEveryKill()
+            run.run()
+            #expect(run.storageFaults.map(\.kind) == ["power loss", "power loss", "power loss"])
+            // What the phone had committed (and acknowledged) is not all in its files any more.
+            if !run.storageFindings.isEmpty { lost += 1 }
+            let failed = Invariants.check(RunEnd(run), calm: RunEnd(calm)).filter { !$0.passed }.map(\.label)
+            if failed.contains("invariant: nothing lost: what each side made before the nemesis ended reached the other") { caught += 1 }
+        }
+        #expect(lost > 0, "a power loss never took a committed turn from a node that does not sync them")
+        #expect(caught > 0, "the invariants never saw an acknowledged sample lost")
+    }
+
+    @Test("sync.durability is kill or power")  // R: K8
+    func durabilityKey() throws {
+        func topology(_ durability: String) throws -> Topology {
+            try TopologyLoader.parse(yaml: """
+                name: t
+                nodes:
+                  watch: { publish: "ipc://w", control: "ipc://wc", data: "w" }
+                  phone: { publish: "ipc://p", control: "ipc://pc", data: "p" }
+                sync: { durability: \(durability) }
+                """, file: "inline")
+        }
+        #expect(try topology("power").reliability.durability == .power)
+        #expect(try topology("kill").reliability.durability == .kill)
+        let error = #expect(throws: ConfigError.self) { try topology("fsync") }
+        #expect(error?.description.contains("sync.durability") == true && error?.description.contains("expected kill or power") == true,
+                "\(error?.description ?? "")")
+    }
+
     @Test("the storage verdict catches a restart that reads back something other than what was committed")  // R: K8
     func verdictCatchesADifference() throws {
         var run = Simulator(try CrashSimulationTests.stream("""

@@ -135,6 +135,16 @@ public struct ReliabilityConfig: Hashable, Sendable {
     public var maxInFlight: Int
     /// Most messages an outbox holds; past it, new writes are refused with `sync.outbox.full`.
     public var outboxLimit: Int
+    /// What a node's turn survives before anything it implies is published (R: K8).
+    public var durability: Durability = .kill
+
+    public enum Durability: String, Hashable, Sendable, CaseIterable {
+        /// The node process being killed: turns reach the page cache, never synced (the default).
+        case kill
+        /// The device losing power: every turn's journal entry is synced before its frames
+        /// leave. Costs an fsync a turn.
+        case power
+    }
 
     public init(retransmitInitial: EmulatedDuration = .seconds(2), retransmitMax: EmulatedDuration = .minutes(1),
                 maxInFlight: Int = 1_024, outboxLimit: Int = 100_000) {

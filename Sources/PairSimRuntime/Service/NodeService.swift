@@ -43,7 +43,7 @@ public struct NodeService: Service {
         defer { withExtendedLifetime(lock) {} }
         if options.fresh { try wipe(data) }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let storage = try JournaledStorage(directory: data)
+        let storage = try JournaledStorage(directory: data, syncsTurns: options.topology.reliability.durability == .power)
         // The two models PairSim's nodes run get loops specialized for their types: unspecialized,
         // the loop copied the whole phone model each time it read its next deadline (~4 µs a turn).
         let model = makeModel(options, boot)

@@ -9,7 +9,9 @@ import PairSimCore
 /// the journal's turns, in the same transaction. Each SQLite commit records the last turn it holds
 /// (`journal_mark`): entries up to it are never applied again.
 ///
-/// Power loss: the journal is never synced, and neither is a settle (WAL, `synchronous = NORMAL`).
+/// Power loss. With `sync.durability: power` each turn's entry is synced before the turn returns,
+/// so a power loss takes nothing committed. By default (`kill`) the journal is never synced, and
+/// neither is a settle (WAL, `synchronous = NORMAL`).
 /// The journal keeps every turn since the last synced SQLite commit, so whatever a power loss
 /// takes from SQLite's unsynced settles is still in the journal, or gone from both the same way:
 /// the node restarts from the state after one of its turns. A commit the journal does not hold
@@ -38,11 +40,16 @@ final class JournaledStorage: NodeStorage {
 
     static let maxUnsettledTurns = 256
 
+    /// Syncs each turn's journal entry before the turn returns (`sync.durability: power`).
+    let syncsTurns: Bool
+
     /// Opens `<directory>/state.sqlite` and `<directory>/turns.journal` (the journal's entries
     /// through the simulator's faulty `disk`, when given; SQLite reaches it through its VFS).
-    init(directory: String, disk: OpaquePointer? = nil) throws {
+    /// `syncsTurns`: a committed turn survives a power loss, not only a kill.
+    init(directory: String, disk: OpaquePointer? = nil, syncsTurns: Bool = false) throws {
         database = try SQLiteStorage(path: directory + "/state.sqlite")
         journal = try TurnJournal(path: directory + "/turns.journal", disk: disk)
+        self.syncsTurns = syncsTurns
     }
 
     /// Writes the journal's turns that are not in SQLite yet into it, then reads everything back.
@@ -66,6 +73,7 @@ final class JournaledStorage: NodeStorage {
             // The journal starts again only after a synced commit (see above).
             if journal.end + entry.count > TurnJournal.mappedBytes { try settle(synced: true, through: turn - 1) }
             try journal.append(entry)
+            if syncsTurns { try journal.sync() }
             hold(operations, values)
             return
         }

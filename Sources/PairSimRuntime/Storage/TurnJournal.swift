@@ -92,6 +92,20 @@ final class TurnJournal {
         end += entry.count
     }
 
+    /// Makes the entries written so far survive a power loss (`sync.durability: power`).
+    func sync() throws {
+        let failed: Bool
+        if let disk {
+            failed = pairsim_disk_sync(disk, path) != 0
+        } else if let mapping, end <= Self.mappedBytes {
+            let pages = (end + 4_095) / 4_096 * 4_096
+            failed = pages > 0 && msync(mapping, pages, MS_SYNC) != 0
+        } else {
+            failed = fdatasync(descriptor) != 0 || (mapping.map { msync($0, Self.mappedBytes, MS_SYNC) != 0 } ?? false)
+        }
+        if failed { throw RuntimeError("cannot sync the turn journal \(path): \(String(cString: strerror(errno)))") }
+    }
+
     /// Everything written is in SQLite now, synced: the next entry goes at the start.
     func restart() { end = 0 }
 
