@@ -20,6 +20,7 @@ Needs a debug build (`swift build`): it reads .build/debug/Modules.
 """
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -55,9 +56,12 @@ def symbol_graph(build):
     for path in maps:
         if os.path.exists(path):
             args += ["-Xcc", "-fmodule-map-file=" + path]
-    subprocess.run(args, check=True)
-    with open(os.path.join(out, "PairSimKit.symbols.json")) as f:
-        return json.load(f)["symbols"]
+    try:
+        subprocess.run(args, check=True)
+        with open(os.path.join(out, "PairSimKit.symbols.json")) as f:
+            return json.load(f)["symbols"]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def tag(symbol):

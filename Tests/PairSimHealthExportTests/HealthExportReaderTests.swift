@@ -49,6 +49,7 @@ struct HealthExportReaderTests {
     @Test("a generated export reads back entry for entry what the generator wrote, type by type")  // R: E1, E2
     func readsWhatWasWritten() throws {
         let dir = try Self.directory("counts")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let counts = try Self.export(dir + "/export.xml", days: 4, offset: 120)
         let (entries, tally) = try Self.readAll(HealthImportRequest(path: dir + "/export.xml"))
         #expect(tally.taken == counts.byStoreType)
@@ -71,6 +72,7 @@ struct HealthExportReaderTests {
     @Test("the Health app's zip and the unzipped folder read the same as export.xml")  // R: E1
     func zipAndFolder() throws {
         let dir = try Self.directory("zip")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/apple_health_export", withIntermediateDirectories: true)
         _ = try Self.export(dir + "/apple_health_export/export.xml", days: 2)
         try Self.makeZip(dir + "/apple_health_export/export.xml", as: "apple_health_export/export.xml", into: dir + "/export.zip")
@@ -84,6 +86,7 @@ struct HealthExportReaderTests {
     @Test("--since, --until and --types leave entries out and count them")  // R: E1
     func filters() throws {
         let dir = try Self.directory("filters")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try Self.export(dir + "/export.xml", days: 3)
         let all = try Self.readAll(HealthImportRequest(path: dir + "/export.xml"))
         let some = try Self.readAll(HealthImportRequest(path: dir + "/export.xml", since: "2024-01-02", until: "2024-01-02",
@@ -97,6 +100,7 @@ struct HealthExportReaderTests {
     @Test("record types PairSim does not model are counted and skipped; pounds and kilojoules are converted")  // R: E1
     func unknownTypesAndUnits() throws {
         let dir = try Self.directory("unknown")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE HealthData [
@@ -149,6 +153,7 @@ struct HealthExportReaderTests {
     /// the good one, and its path.
     static func refusal(_ label: String, _ name: String, _ change: (String) -> String) throws -> (error: HealthExportError?, line: Int?, path: String) {
         let dir = try directory(label)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try export(dir + "/good.xml", days: 2)
         let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
         let bad = change(good)
@@ -178,6 +183,7 @@ struct HealthExportReaderTests {
     @Test("a truncated export.xml or zip, a missing file and a zip without export.xml are refused by name")  // R: E3
     func truncatedAndMissing() throws {
         let dir = try Self.directory("truncated")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try Self.export(dir + "/export.xml", days: 2)
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/export.xml"))
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: dir + "/half.xml"))
@@ -242,6 +248,7 @@ struct HealthExportHalvesTests {
     @Test("two halves give the same entries, counts, read-back and first error as one pass")  // R: E1, E3
     func sameAsOnePass() throws {
         let dir = try HealthExportReaderTests.directory("halves")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try HealthExportReaderTests.export(dir + "/export.xml", days: 12, seed: 6)
         let text = try String(contentsOfFile: dir + "/export.xml", encoding: .utf8)
         let whole = Self.read(dir + "/export.xml", parallelFrom: .max)

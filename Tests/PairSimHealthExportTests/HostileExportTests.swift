@@ -51,6 +51,7 @@ struct HostileExportTests {
     @Test("what quotes the input is cut: a 2 MB value, a 2 MB root name, 300 long unknown type names")  // R: E4
     func boundedMessages() throws {
         let dir = try HealthExportReaderTests.directory("bounded")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try HealthExportReaderTests.export(dir + "/good.xml", days: 1)
         let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
         let huge = String(repeating: "9", count: 2_000_000)
@@ -72,6 +73,7 @@ struct HostileExportTests {
     @Test("a named pipe, a device and a folder without export.xml are refused at once")  // R: E4
     func specialFiles() throws {
         let dir = try HealthExportReaderTests.directory("special")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let fifo = dir + "/export.xml"
         #expect(mkfifo(fifo, 0o600) == 0)
         let started = ContinuousClock.now
@@ -87,6 +89,7 @@ struct HostileExportTests {
     @Test("--skip-invalid imports the rest of an export with bad records and reports each by line; without it the error names the flag")  // R: E5
     func skipInvalid() throws {
         let dir = try HealthExportReaderTests.directory("skip")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try HealthExportReaderTests.export(dir + "/good.xml", days: 2)
         let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
         let (all, _) = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/good.xml"))
@@ -135,6 +138,7 @@ struct HostileExportTests {
     @Test("a huge whitespace run, attribute, comment, DTD or processing instruction reads as the export it is")  // R: E4
     func hugeTokensRead() throws {
         let dir = try HealthExportReaderTests.directory("huge")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         for (index, token) in Self.hugeTokens(megabytes: 8).enumerated() {
             let path = dir + "/\(index).xml"
             try token.xml.write(toFile: path, atomically: true, encoding: .utf8)
@@ -149,6 +153,7 @@ struct HostileExportTests {
     @Test("one piece of markup over 64 MB is refused where it starts: memory stays bounded")  // R: E4
     func tokenTooLong() throws {
         let dir = try HealthExportReaderTests.directory("toolong")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let token = Self.hugeTokens(megabytes: 65)[2] // a comment
         try token.xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         do { _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml")); Issue.record("read") } catch {

@@ -52,6 +52,7 @@ struct HealthImportSimulationTests {
     @Test("an import reaches the phone type by type as in the file, over a lossy channel, the same bytes every run")  // R: E1, V1
     func deterministic() throws {
         let (path, counts) = try Self.export("det", days: 6)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let scenario = try Self.scenario("  - { at: 1m, watch: \"import-health \(path)\" }")
         var first = Simulator(scenario)
         first.run()
@@ -74,6 +75,7 @@ struct HealthImportSimulationTests {
     @Test("a bad export changes nothing on either device; the error names line and column")  // R: E3
     func badExportAppliesNothing() throws {
         let (good, _) = try Self.export("bad", days: 8)
+        defer { try? FileManager.default.removeItem(atPath: good) }
         var text = try String(contentsOfFile: good, encoding: .utf8)
         // The very last heart-rate record of the file gets a bad value: the check finds it after
         // reading everything before it, which an import applying as it read would have saved.
@@ -82,6 +84,7 @@ struct HealthImportSimulationTests {
         text.replaceSubrange(valueRange, with: "value=\"-4\"")
         let line = text[..<target.lowerBound].filter { $0 == "\n" }.count + 1
         try text.write(toFile: good + ".bad.xml", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: good + ".bad.xml") }
         var simulator = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(good).bad.xml\" }"))
         simulator.run()
         let failed = try #require(simulator.events.first { $0.name == "import.failed" })
@@ -95,6 +98,7 @@ struct HealthImportSimulationTests {
     @Test("a watch killed mid-import resumes where it stopped; importing the file again saves nothing")  // R: E1, E3, V1
     func killedMidImport() throws {
         let (path, counts) = try Self.export("kill", days: 6)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let timeline = """
               - { at: 1m, watch: "import-health \(path)" }
               - { at: 65s, watch: "kill-node --mid-turn" }
@@ -117,6 +121,7 @@ struct HealthImportSimulationTests {
     @Test("UUIDs come from the entries alone: a later import of more days saves only what is new")  // R: E1
     func uuidsIndependentOfOptions() throws {
         let (path, counts) = try Self.export("uuids", days: 4)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let timeline = """
               - { at: 1m, watch: "import-health \(path) --since 2024-01-03 --types hr" }
               - { at: 10m, watch: "import-health \(path)" }
@@ -153,6 +158,7 @@ struct HealthImportSimulationTests {
         xml += "</HealthData>\n"
         let path = NSTemporaryDirectory() + "pairsim-import-part-\(getpid()).xml"
         try xml.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         func linked(_ timeline: String) throws -> Int {
             var simulator = Simulator(try Self.scenario(timeline))
             simulator.run()
@@ -171,11 +177,13 @@ struct HealthImportSimulationTests {
     @Test("import-health --skip-invalid: the watch imports the rest and reports the bad record by line in import.checked and import.finished")  // R: E5
     func skipInvalidOnTheWatch() throws {
         let (path, counts) = try Self.export("skip", days: 2)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let bad = text.replacingOccurrences(of: #"unit="kg""#, with: #"unit="KG""#)
         let skippedCount = text.components(separatedBy: #"unit="kg""#).count - 1
         #expect(skippedCount > 0)
         try bad.write(toFile: path + ".skip.xml", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path + ".skip.xml") }
         var refused = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(path).skip.xml\" }"))
         refused.run()
         let failed = try #require(refused.events.first { $0.name == "import.failed" })
