@@ -247,6 +247,28 @@ struct SchemaTests {
         }
     }
 
+    @Test("v1's small values are moved by frozen SQL: sync windows, defaults of every JSON kind, queues, reading back as written")  // R: K7, K1
+    func migratesV1ValuesBySQL() throws {
+        let path = SQLiteStorageTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let window: JSON = .object(["stream": .string("w.hk"), "cumulative": .int(2), "above": .array([.int(4), .int(6)])])
+        func channel(_ stream: String, _ inbound: [JSON]) -> JSON {
+            .object(["stream": .string(stream), "nextSeq": .int(3), "inbound": .array(inbound)])
+        }
+        let sync: JSON = .object(["healthkit": channel("p.hk", [window]), "cloudkit": channel("p.ck", []), "watchconnectivity": channel("p.wc", [])])
+        let defaults: JSON = .object(["name": .string("say \"hi\"\n"), "count": .int(3), "ratio": .double(0.25), "on": .bool(true),
+                                      "none": .null, "list": .array([.int(1), .string("two")]), "nested": .object(["a": .object(["b": .bool(false)])])])
+        let export: JSON = .object(["saved": .array([Self.record(UUID(text: "00000000-0000-4000-8000-00000000000a")!, "Squat").json]),
+                                    "deleted": .array([.string("00000000-0000-4000-8000-00000000000b")]), "nextExportAt": .int(90_000)])
+        try Self.writeV1(path, values: ["sync": sync, "watch.appDefaults": defaults, "cloudkit.export": export, "store.anchor": .int(7),
+                                        "watch.failNextFinish": .bool(true), "watch.retired": .int(1)], outbox: [:])
+        let read = try SQLiteStorage(path: path).queue.read { db in try StateTables.read(db) }
+        #expect(read["sync"] == sync)
+        #expect(read["watch.appDefaults"] == defaults)
+        #expect(read["cloudkit.export"] == export)
+        #expect(read["store.anchor"] == .int(7) && read["watch.failNextFinish"] == .bool(true))
+    }
+
     @Test("a developer's watch app's workout session, builder and AppDefaults round-trip through the watch's tables (schema v7)")  // R: A9, K1
     func hostedWatchState() throws {
         let path = SQLiteStorageTests.temporaryPath()

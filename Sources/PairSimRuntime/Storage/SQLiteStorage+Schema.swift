@@ -29,11 +29,13 @@ extension SQLiteStorage {
         // v2: typed tables only: workouts and records as columns; held objects, the CloudKit
         // container and the export queue in their own tables, written change by change; the models'
         // small state (sync windows, sessions, app state) in tables of their own (R: K1).
-        // Each migration's schema is frozen SQL (R: K7): what a version made never changes with
-        // today's Swift types.
+        // Each migration is frozen SQL (R: K7): what a version made never changes with today's
+        // Swift types. The one exception is v1's locked-phone samples (`moveV1LockBuffer`).
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2SQL)
-            try moveV1Values(db)
+            try db.execute(sql: v2ValuesSQL)
+            try moveV1LockBuffer(db)
+            try db.execute(sql: "DROP TABLE kv")
         }
         // v3: the watch's import-health job, so a killed watch resumes it (R: E1).
         migrator.registerMigration("v3") { db in try db.execute(sql: v3SQL) }
@@ -172,27 +174,86 @@ extension SQLiteStorage {
                                size INTEGER, wants_reply BOOLEAN NOT NULL, sent_ms INTEGER NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL);
         """
 
-    /// v2's one step that is not SQL: wave 1 kept a locked phone's held objects, its CloudKit
-    /// container and the models' small values as JSON documents in `kv`; their rows (packed sample
-    /// batches among them) are written by the writers the tables have now. Keys no model reads any
-    /// more are dropped. (Rewriting those writers in SQL for a wave-1 database was not worth a
-    /// second copy of each.)
-    static func moveV1Values(_ db: Database) throws {
-        let limits = WireLimits(maxItemsPerMessage: .max / 16)
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM kv ORDER BY key") {
-            let key: String = row["key"], value = try JSONParser().parse(row["value"] as String)
-            switch key {
-            case "phone.lockBuffer":
-                try apply(.hold(try HealthObjectsBatch(body: value.objectValue ?? [:], limits: limits)), db)
-            case "phone.container":
-                try apply(.containerAdd(try RecordsBatch(body: value.objectValue ?? [:], limits: limits)), db)
-            case "watch.import", "wc":
-                break // v3's and v4's tables, created after this migration; wave 1 had neither
-            default:
-                do { try StateTables.write(key, value, db) } catch let error as RuntimeError where error.message.hasSuffix("has no table in schema \(schemaVersion)") {}
-            }
-        }
-        try db.drop(table: "kv")
+    /// v2, frozen: v1's small values, JSON documents in `kv`, moved into their tables by SQL (the
+    /// writers of the time defaulted a missing flag to false and a missing count to 0, and so does
+    /// this). Keys no model reads any more are left behind with `kv`.
+    static let v2ValuesSQL = """
+        UPDATE node_state SET
+            store_anchor = (SELECT json_extract(value, '$') FROM kv WHERE key = 'store.anchor'),
+            watch_uuid_state = (SELECT json_extract(value, '$') FROM kv WHERE key = 'watch.uuids'),
+            phone_uuid_state = (SELECT json_extract(value, '$') FROM kv WHERE key = 'phone.uuids'),
+            session_count = (SELECT json_extract(value, '$') FROM kv WHERE key = 'watch.sessionCount'),
+            resting_count = (SELECT json_extract(value, '$') FROM kv WHERE key = 'watch.restingCount'),
+            next_resting_at = (SELECT json_extract(value, '$') FROM kv WHERE key = 'watch.nextRestingAt'),
+            fail_next_finish = (SELECT json_extract(value, '$') FROM kv WHERE key = 'watch.failNextFinish'),
+            save_failures = (SELECT json_extract(value, '$') FROM kv WHERE key = 'phone.saveFailures'),
+            next_export_at = (SELECT json_extract(value, '$.nextExportAt') FROM kv WHERE key = 'cloudkit.export')
+        WHERE id = 1;
+        INSERT INTO sync_channels (channel, stream, next_seq)
+            SELECT c.key, json_extract(c.value, '$.stream'), json_extract(c.value, '$.nextSeq')
+            FROM kv, json_each(kv.value) c WHERE kv.key = 'sync' ORDER BY c.id;
+        INSERT INTO sync_windows (channel, position, stream, cumulative)
+            SELECT c.key, w.key, json_extract(w.value, '$.stream'), json_extract(w.value, '$.cumulative')
+            FROM kv, json_each(kv.value) c, json_each(c.value, '$.inbound') w WHERE kv.key = 'sync';
+        INSERT INTO sync_windows_above (channel, stream, seq)
+            SELECT c.key, json_extract(w.value, '$.stream'), a.value
+            FROM kv, json_each(kv.value) c, json_each(c.value, '$.inbound') w, json_each(w.value, '$.above') a WHERE kv.key = 'sync';
+        INSERT INTO watch_session (id, state, activity, start_ms, number, recovered, has_builder, was_paused)
+            SELECT 1, json_extract(value, '$.state'), json_extract(value, '$.live.activity'), json_extract(value, '$.live.start'),
+                   json_extract(value, '$.live.number'), json_extract(value, '$.live.recovered'), json_extract(value, '$.live.hasBuilder'),
+                   json_extract(value, '$.wasPaused')
+            FROM kv WHERE key = 'watch.session';
+        INSERT INTO watch_session_exercises (position, name)
+            SELECT e.key, e.value FROM kv, json_each(kv.value, '$.live.exercises') e WHERE kv.key = 'watch.session';
+        INSERT INTO watch_session_segments (position, start_ms, end_ms)
+            SELECT s.key, json_extract(s.value, '$[0]'), json_extract(s.value, '$[#-1]')
+            FROM kv, json_each(kv.value, '$.live.segments') s WHERE kv.key = 'watch.session';
+        INSERT INTO watch_plan (id, remaining, every_ms, duration_ms, next_at, generated)
+            SELECT 1, json_extract(value, '$.remaining'), json_extract(value, '$.every'), json_extract(value, '$.duration'),
+                   json_extract(value, '$.nextAt'), json_extract(value, '$.generated')
+            FROM kv WHERE key = 'watch.plan' AND json_type(value) = 'object';
+        INSERT INTO watch_bulk (id, type, total, done, first_ms, span_ms, random_state)
+            SELECT 1, json_extract(value, '$.type'), json_extract(value, '$.total'), json_extract(value, '$.done'),
+                   json_extract(value, '$.first'), json_extract(value, '$.span'), json_extract(value, '$.random')
+            FROM kv WHERE key = 'watch.bulk' AND json_type(value) = 'object';
+        INSERT INTO phone_app (id, state, locked, frontmost_at_lock, background_since)
+            SELECT 1, json_extract(value, '$.state'), COALESCE(json_extract(value, '$.locked'), 0),
+                   COALESCE(json_extract(value, '$.frontmostAtLock'), 0), json_extract(value, '$.backgroundSince')
+            FROM kv WHERE key = 'phone.app';
+        INSERT INTO phone_denied (type)
+            SELECT d.value FROM kv, json_each(kv.value, '$.denied') d WHERE kv.key = 'phone.app' ORDER BY d.id;
+        INSERT INTO background_delivery (position, type, frequency, enabled, stopped, pending, last_wake_at, misses, wake_at)
+            SELECT d.id, d.key, json_extract(d.value, '$.frequency'), COALESCE(json_extract(d.value, '$.enabled'), 0),
+                   COALESCE(json_extract(d.value, '$.stopped'), 0), COALESCE(json_extract(d.value, '$.pending'), 0),
+                   json_extract(d.value, '$.lastWakeAt'), COALESCE(json_extract(d.value, '$.misses'), 0), json_extract(d.value, '$.wakeAt')
+            FROM kv, json_each(kv.value) d WHERE kv.key = 'phone.delivery';
+        INSERT INTO user_defaults (position, key, value)
+            SELECT d.id, d.key, CASE d.type WHEN 'text' THEN json_quote(d.value) WHEN 'null' THEN 'null' WHEN 'true' THEN 'true'
+                                            WHEN 'false' THEN 'false' ELSE CAST(d.value AS TEXT) END
+            FROM kv, json_each(kv.value) d WHERE kv.key IN ('phone.defaults', 'watch.appDefaults');
+        INSERT INTO phone_miss_completions (position, type, count)
+            SELECT m.id, m.key, COALESCE(m.value, 0) FROM kv, json_each(kv.value) m WHERE kv.key = 'phone.missCompletions';
+        INSERT INTO phone_deferred (position, type)
+            SELECT d.key, d.value FROM kv, json_each(kv.value) d WHERE kv.key = 'phone.deferred';
+        INSERT INTO queued_records (queue, id, exercise, start_ms, duration_ms, calories, workout_id, source)
+            SELECT q.queue, json_extract(r.value, '$.id'), json_extract(r.value, '$.exercise'), json_extract(r.value, '$.start'),
+                   json_extract(r.value, '$.duration'), json_extract(r.value, '$.calories'), json_extract(r.value, '$.healthKitWorkoutID'),
+                   json_extract(r.value, '$.source')
+            FROM (SELECT 'export' AS queue, value FROM kv WHERE key = 'cloudkit.export'
+                  UNION ALL SELECT 'container', value FROM kv WHERE key = 'phone.container') q, json_each(q.value, '$.saved') r
+            ORDER BY q.queue DESC, r.id;
+        INSERT INTO export_deletions (id)
+            SELECT d.value FROM kv, json_each(kv.value, '$.deleted') d WHERE kv.key = 'cloudkit.export' ORDER BY d.id;
+        INSERT OR IGNORE INTO waiting_deletions (id)
+            SELECT d.value FROM kv, json_each(kv.value, '$.deleted') d WHERE kv.key = 'phone.container' ORDER BY d.id;
+        """
+
+    /// v2's one step that is not SQL: what a locked phone held in wave 1 (`phone.lockBuffer`), whose
+    /// samples go into packed batches (`SampleCodec`), which SQL cannot write.
+    static func moveV1LockBuffer(_ db: Database) throws {
+        guard let text = try String.fetchOne(db, sql: "SELECT value FROM kv WHERE key = 'phone.lockBuffer'") else { return }
+        let value = try JSONParser().parse(text)
+        try apply(.hold(try HealthObjectsBatch(body: value.objectValue ?? [:], limits: WireLimits(maxItemsPerMessage: .max / 16))), db)
     }
 
     /// Refuses a database written by a newer PairSim before anything is migrated or written.
