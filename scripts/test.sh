@@ -91,6 +91,7 @@ phase "swarm: nemesis seeds in simulation"
 "$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 150 --nemesis
+"$bin/topology" swarm Topologies/scenarios/wc-userinfo-stuck.yaml --seeds 40 --nemesis
 "$bin/topology" swarm Topologies/scenarios/week-of-normal-life.yaml --seeds 12 --nemesis
 # A developer's watch app (workout-watch): its workout session survives the nemesis's kills.
 "$bin/topology" swarm Topologies/scenarios/hosted-watch-workout.yaml --seeds 40 --nemesis

@@ -111,6 +111,23 @@ struct WatchConnectivityAsDocumentedTests {
 /// A user action takes only the options its usage names (R: K5).
 @Suite("App action options")
 struct AppActionOptionTests {
+    @Test("a watch killed while a transfer is stalled until nudged restores it stalled, and the next transfer still nudges it out")  // R: K8, X1
+    func stalledUntilNudgedSurvivesKill() throws {
+        var scenario = try ScenarioLoader.load(path: Repository.scenarios + "/wc-userinfo-stuck.yaml")
+        scenario.timeline += [TimelineEntry(at: .zero + .minutes(30), node: .watch, command: "kill-node"),
+                              TimelineEntry(at: .zero + .minutes(31), node: .watch, command: "restart-node")]
+        scenario.timeline.sort { $0.at < $1.at }
+        for realStorage in [false, true] {
+            var run = Simulator(scenario, realStorage: realStorage)
+            run.run()
+            // It refused its own state at every restart: `stalledUntil` was past the wire's bound for instants.
+            #expect(run.failedCommands.isEmpty, "\(run.failedCommands)")
+            #expect(run.storageFindings.isEmpty, "\(run.storageFindings)")
+            let received = run.events.filter { $0.node == .phone && $0.name == EventName.wcReceived.rawValue && $0["kind"] == .string("userinfo") }
+            #expect(received.count == 1 && received[0].at >= .zero + .minutes(100), "\(received.map(\.at))")
+        }
+    }
+
     @Test("log-workout --bogus is refused with a suggestion; the options the usage names are taken")  // R: K5
     func unknownOptionRefused() throws {
         let scenario = try ScenarioLoader.parse(yaml: """

@@ -61,7 +61,14 @@ extension WCSessionCore {
             if t.has("seq") {
                 transfer.stage = .sending(seq: UInt64(try t.int("seq", min: 1)))
             } else if t.has("stalledUntil") {
-                transfer.stage = .stalled(until: try t.instant("stalledUntil"))
+                // Stalled until the app nudges the queue (`userInfoStall.for: untilNudged`) is
+                // `distantFuture`, past the wire's bound for instants: a watch killed while a
+                // transfer waited so refused its own state at every restart (found by a swarm).
+                let until = try t.int("stalledUntil", min: 0, max: EmulatedInstant.distantFuture.milliseconds)
+                guard until <= FieldReader.maxTime || until == EmulatedInstant.distantFuture.milliseconds else {
+                    throw DecodeError(path: "\(t.path).stalledUntil", reason: "must be ≤ \(FieldReader.maxTime) or stalled until nudged, got \(until)")
+                }
+                transfer.stage = .stalled(until: EmulatedInstant(milliseconds: until))
             }
             return transfer
         }
