@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -55,7 +56,10 @@ static pairsim_disk *disk_for(const char *path) {
     return found;
 }
 
-pairsim_disk *pairsim_disk_create(const char *directory, int power_loss) {
+pairsim_disk *pairsim_disk_create(const char *given, int power_loss) {
+    // The path SQLite opens is its full path, symbolic links resolved: match that.
+    char resolved[PATH_MAX];
+    const char *directory = realpath(given, resolved) != NULL ? resolved : given;
     pairsim_disk *disk = calloc(1, sizeof *disk);
     if (disk == NULL) return NULL;
     size_t length = strlen(directory);

@@ -70,6 +70,10 @@ public struct Simulator {
     /// Every kill is a power loss, whatever the nodes promise: for showing what one takes from a
     /// node that does not promise to survive it. Tests set it (before `run`); nothing else does.
     var powerLossRegardless = false
+    /// How often an idle node settles its journal on the real storage: half the time, or — on a
+    /// quarter of the seeds — never (a node too busy ever to idle, settling at the journal's
+    /// 256-turn limit only).
+    var idleSettleChance = 0.5
 
     /// The scenario's length (`duration` adds `Nemesis.settle` when `settled`).
     public let scenarioLength: EmulatedDuration
@@ -240,7 +244,12 @@ public struct Simulator {
         case .watch: watch = WatchNode(topology: topology, boot: "sim.\(kills[node]! + 1)", exports: HealthExportReader.opener, app: watchApp)
         case .phone: phone = PhoneNode(topology: topology, boot: "sim.\(kills[node]! + 1)", app: app)
         }
-        guard let state = committedState(node), boot(node, from: state) else { return }
+        guard let state = committedState(node) else {
+            // Its files could not be opened (a storage finding): it stays down.
+            down.insert(node)
+            return
+        }
+        guard boot(node, from: state) else { return }
         if !down.contains(node.peer) {
             perform(node == .watch ? watch.peerConnected(now: now) : phone.peerConnected(now: now), from: node)
             perform(node == .watch ? phone.peerConnected(now: now) : watch.peerConnected(now: now), from: node.peer)

@@ -215,3 +215,17 @@ struct JournaledStorageTests {
         #expect(TurnJournal.Entry.encode(turn: 6, operations: [.putSamples(Array(repeating: sample, count: 129), anchor: 1)], values: [:]) == nil)
     }
 }
+
+extension JournaledStorageTests {
+    @Test("a turn past maxUnsettledTurns settles the turns before it, not itself: a kill after it loses nothing")  // R: K1, K8
+    func settleAtTheLimitKeepsTheNextTurn() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        let turns = JournaledStorage.maxUnsettledTurns + 3
+        for value in 0..<turns { try driven.run("write-sample hr \(60 + value % 100)") }
+        // Killed here: the turn that forced the settle, and the two after it, are only in the journal.
+        Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after \(turns) turns and a kill")
+        #expect(try Driven.restored(directory, at: driven.seconds).store.sampleCount == turns)
+    }
+}

@@ -256,7 +256,7 @@ struct SchemaTests {
             .object(["stream": .string(stream), "nextSeq": .int(3), "inbound": .array(inbound)])
         }
         let sync: JSON = .object(["healthkit": channel("p.hk", [window]), "cloudkit": channel("p.ck", []), "watchconnectivity": channel("p.wc", [])])
-        let defaults: JSON = .object(["name": .string("say \"hi\"\n"), "count": .int(3), "ratio": .double(0.25), "on": .bool(true),
+        let defaults: JSON = .object(["name": .string("say \"hi\"\n"), "count": .int(3), "ratio": .double(0.1 + 0.2), "on": .bool(true),
                                       "none": .null, "list": .array([.int(1), .string("two")]), "nested": .object(["a": .object(["b": .bool(false)])])])
         let export: JSON = .object(["saved": .array([Self.record(UUID(text: "00000000-0000-4000-8000-00000000000a")!, "Squat").json]),
                                     "deleted": .array([.string("00000000-0000-4000-8000-00000000000b")]), "nextExportAt": .int(90_000)])

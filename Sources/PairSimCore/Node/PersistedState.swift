@@ -41,9 +41,9 @@ extension PersistedState {
 
 extension PersistedState {
     /// How `self` (read back from one storage) differs from `expected` (another's reading of the
-    /// same commits): empty when a restarted node would restore the same model from either. The
-    /// small values are compared as `self` holds them: a storage may leave out a value at its
-    /// default, and then reads back nothing for it.
+    /// same commits): empty when a restarted node would restore the same model from either. A
+    /// storage may leave out a small value that is empty (null, 0, false, nothing in it) and read
+    /// back nothing for it; any other value missing is a difference.
     public func differences(from expected: PersistedState) -> [String] {
         var found: [String] = []
         func check(_ same: Bool, _ what: String, _ mine: @autoclosure () -> Int, _ theirs: @autoclosure () -> Int) {
@@ -69,6 +69,23 @@ extension PersistedState {
             found.append("value \(key) differs: \(String(JSONWriter.string(values[key]!).prefix(120))) here, "
                          + "\(expected.values[key].map { String(JSONWriter.string($0).prefix(120)) } ?? "none") expected")
         }
+        for key in expected.values.keys.sorted() where values[key] == nil && !Self.isEmpty(expected.values[key]!) {
+            found.append("value \(key) is missing: \(String(JSONWriter.string(expected.values[key]!).prefix(120))) expected")
+        }
         return found
+    }
+
+    /// A value a storage may leave out: null, 0, false, an empty string, array or object, or an
+    /// object of such values only.
+    static func isEmpty(_ value: JSON) -> Bool {
+        switch value {
+        case .null: true
+        case .bool(let flag): !flag
+        case .int(let number): number == 0
+        case .double(let number): number == 0
+        case .string(let text): text.isEmpty
+        case .array(let items): items.isEmpty
+        case .object(let object): object.members.allSatisfy { isEmpty($0.value) }
+        }
     }
 }

@@ -69,7 +69,8 @@ final class JournaledStorage: NodeStorage {
         precondition(loaded, "Invalid state: a turn committed before the node's storage was loaded")
         turn += 1
         if let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {
-            if unsettledTurns >= Self.maxUnsettledTurns { try settle() }
+            // The settle holds the turns before this one: this one is appended after it.
+            if unsettledTurns >= Self.maxUnsettledTurns { try settle(synced: false, through: turn - 1) }
             // The journal starts again only after a synced commit (see above).
             if journal.end + entry.count > TurnJournal.mappedBytes { try settle(synced: true, through: turn - 1) }
             try journal.append(entry)

@@ -229,10 +229,11 @@ extension SQLiteStorage {
             FROM kv, json_each(kv.value) d WHERE kv.key = 'phone.delivery';
         INSERT INTO user_defaults (position, key, value)
             SELECT d.id, d.key, CASE d.type WHEN 'text' THEN json_quote(d.value) WHEN 'null' THEN 'null' WHEN 'true' THEN 'true'
-                                            WHEN 'false' THEN 'false' ELSE CAST(d.value AS TEXT) END
+                                            WHEN 'false' THEN 'false' WHEN 'real' THEN printf('%!.17g', d.value)
+                                            ELSE CAST(d.value AS TEXT) END
             FROM kv, json_each(kv.value) d WHERE kv.key IN ('phone.defaults', 'watch.appDefaults');
         INSERT INTO phone_miss_completions (position, type, count)
-            SELECT m.id, m.key, COALESCE(m.value, 0) FROM kv, json_each(kv.value) m WHERE kv.key = 'phone.missCompletions';
+            SELECT m.id, m.key, CASE m.type WHEN 'integer' THEN m.value ELSE 0 END FROM kv, json_each(kv.value) m WHERE kv.key = 'phone.missCompletions';
         INSERT INTO phone_deferred (position, type)
             SELECT d.key, d.value FROM kv, json_each(kv.value) d WHERE kv.key = 'phone.deferred';
         INSERT INTO queued_records (queue, id, exercise, start_ms, duration_ms, calories, workout_id, source)

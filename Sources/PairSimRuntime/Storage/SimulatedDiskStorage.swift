@@ -59,8 +59,9 @@ public final class SimulatedDiskStorage {
         storage = nil
         pairsim_disk_revive(disk)
         let storage = try JournaledStorage(directory: directory, disk: disk, syncsTurns: syncsTurns)
+        let state = try storage.load()
         self.storage = storage
-        return try storage.load()
+        return state
     }
 
     /// Commits one turn as the node loop does. False when the process died in it (`dieAfter`):
