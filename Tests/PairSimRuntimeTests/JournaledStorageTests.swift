@@ -229,3 +229,58 @@ extension JournaledStorageTests {
         #expect(try Driven.restored(directory, at: driven.seconds).store.sampleCount == turns)
     }
 }
+
+extension JournaledStorageTests {
+    @Test("an entry left from turns a power loss took never passes for a new turn of the same number at the same offset: the salt tells them apart")  // R: K8
+    func staleEntryOfALostTimeline() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/turns.journal"
+        func entry(_ turn: UInt64, salt: UInt64, _ value: Int64) throws -> [UInt8] {
+            try #require(TurnJournal.Entry.encode(turn: turn, salt: salt, operations: [], values: ["k": .int(value)]))
+        }
+        func write(salt old: UInt64, then new: UInt64) throws -> [UInt64] {
+            try? FileManager.default.removeItem(atPath: path)
+            // Turns 6, 7, 8 after a synced commit through 5; a power loss takes 6 and 7 (their pages
+            // never reached the disk) but not 8; the restart starts the journal again: 6 and 7 anew,
+            // at the same offsets, and the stale 8 right after them.
+            let journal = try TurnJournal(path: path)
+            for turn: UInt64 in 6...8 { try journal.append(try entry(turn, salt: old, 100 + Int64(turn))) }
+            journal.restart()
+            for turn: UInt64 in 6...7 { try journal.append(try entry(turn, salt: new, 200 + Int64(turn))) }
+            return try TurnJournal(path: path).entries(after: 5, salt: new).map { $0.values["k"]?.intValue.map(UInt64.init) ?? 0 }
+        }
+        // One salt for both: the stale entry chains on as turn 8, a state that never was.
+        #expect(try write(salt: 9, then: 9) == [206, 207, 108])
+        // A new salt when the journal starts again (as JournaledStorage does): it ends there.
+        #expect(try write(salt: 9, then: 10) == [206, 207])
+    }
+
+    @Test("a journal written before schema v10 (entries without a salt) is still read, and a restart writes the new format")  // R: K1, K8
+    func journalWithoutSalt() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var driven = try Driven(directory)
+        for value in [70, 71, 72] { try driven.run("write-sample hr \(value)") }
+        // Rewrite the journal's entries in the old format: magic "PSTJ", no salt, a 24-byte header.
+        let path = directory + "/turns.journal"
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var old: [UInt8] = [], offset = 0
+        while offset + TurnJournal.headerBytes <= bytes.count,
+              bytes[offset..<offset + 4].elementsEqual(withUnsafeBytes(of: TurnJournal.magic.littleEndian, Array.init)) {
+            let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16
+            let turn = bytes[offset + 8..<offset + 16].withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+            let body = bytes[offset + TurnJournal.headerBytes..<offset + TurnJournal.headerBytes + length]
+            withUnsafeBytes(of: TurnJournal.magicWithoutSalt.littleEndian) { old += $0 }
+            withUnsafeBytes(of: UInt32(length).littleEndian) { old += $0 }
+            withUnsafeBytes(of: turn.littleEndian) { old += $0 }
+            withUnsafeBytes(of: TurnJournal.checksum(body, turn: turn).littleEndian) { old += $0 }
+            old += body
+            offset += TurnJournal.headerBytes + length
+        }
+        try Data(old).write(to: URL(fileURLWithPath: path))
+        // The database was written before v10 too: its salt is 0.
+        try driven.storage.database.queue.write { db in try db.execute(sql: "UPDATE journal_mark SET salt = 0") }
+        #expect(try Driven.restored(directory, at: driven.seconds).store.samples(.heartRate).map(\.value) == [70, 71, 72])
+    }
+}

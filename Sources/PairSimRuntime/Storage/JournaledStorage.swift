@@ -36,6 +36,8 @@ final class JournaledStorage: NodeStorage {
     private(set) var unsettledTurns = 0
     /// The number of the last turn committed (turns count up across restarts).
     private var turn: UInt64 = 0
+    /// The salt of the journal's current entries (`TurnJournal.checksum`).
+    private var salt: UInt64 = 0
     private var loaded = false
 
     static let maxUnsettledTurns = 256
@@ -55,7 +57,8 @@ final class JournaledStorage: NodeStorage {
     /// Writes the journal's turns that are not in SQLite yet into it, then reads everything back.
     func load() throws -> PersistedState {
         let through = try database.journaledThrough()
-        let entries = try journal.entries(after: through)
+        salt = try database.journalSalt()
+        let entries = try journal.entries(after: through, salt: salt)
         for entry in entries { hold(entry.operations, entry.values) }
         turn = entries.last?.turn ?? through
         try settle(synced: true)
@@ -68,19 +71,23 @@ final class JournaledStorage: NodeStorage {
         // Before `load`, the journal may hold turns not yet in SQLite that this would overwrite.
         precondition(loaded, "Invalid state: a turn committed before the node's storage was loaded")
         turn += 1
-        if let entry = TurnJournal.Entry.encode(turn: turn, operations: operations, values: values) {
+        if var entry = TurnJournal.Entry.encode(turn: turn, salt: salt, operations: operations, values: values) {
             // The settle holds the turns before this one: this one is appended after it.
             if unsettledTurns >= Self.maxUnsettledTurns { try settle(synced: false, through: turn - 1) }
-            // The journal starts again only after a synced commit (see above).
-            if journal.end + entry.count > TurnJournal.mappedBytes { try settle(synced: true, through: turn - 1) }
+            // The journal starts again only after a synced commit (see above), with a new salt.
+            if journal.end + entry.count > TurnJournal.mappedBytes {
+                try settle(synced: true, through: turn - 1)
+                entry = TurnJournal.Entry.encode(turn: turn, salt: salt, operations: operations, values: values)!
+            }
             try journal.append(entry)
             if syncsTurns { try journal.sync() }
             hold(operations, values)
             return
         }
-        try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn, synced: true)
+        let next = Self.newSalt()
+        try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn, synced: true, salt: next)
         forgetSettled()
-        journal.restart()
+        startJournal(salt: next)
     }
 
     /// Writes the journal's turns into SQLite (not synced: the journal keeps them).
@@ -89,12 +96,22 @@ final class JournaledStorage: NodeStorage {
     /// `synced`: the commit is synced and the journal starts again; it holds turns through
     /// `through` (default: the last), even when none waits.
     private func settle(synced: Bool, through: UInt64? = nil) throws {
+        let next = synced ? Self.newSalt() : nil
         if unsettledTurns > 0 || synced {
-            try database.commit(operations, values: values, throughTurn: through ?? turn, synced: synced)
+            try database.commit(operations, values: values, throughTurn: through ?? turn, synced: synced, salt: next)
         }
         forgetSettled()
-        if synced { journal.restart() }
+        if let next { startJournal(salt: next) }
     }
+
+    /// The journal starts again at its beginning, its entries checksummed with `salt` from now on.
+    private func startJournal(salt: UInt64) {
+        self.salt = salt
+        journal.restart()
+    }
+
+    /// A salt for the journal's next entries: any value but the last will do, so a random one.
+    static func newSalt() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
 
     /// A durable turn not yet in SQLite.
     private func hold(_ operations: [PersistOp], _ values: [String: JSON]) {

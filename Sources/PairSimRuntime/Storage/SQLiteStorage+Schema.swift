@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v9"
+    static let schemaVersion = "v10"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -89,6 +89,11 @@ extension SQLiteStorage {
         // anchor), so a start compacts only after new deletions (R: K7).
         migrator.registerMigration("v9") { db in
             try db.execute(sql: "ALTER TABLE node_state ADD COLUMN compacted_through INTEGER NOT NULL DEFAULT 0")
+        }
+        // v10: the salt the turn journal's current entries are checksummed with, new each time the
+        // journal starts again, so no entry left from before can pass for a current one (R: K8).
+        migrator.registerMigration("v10") { db in
+            try db.execute(sql: "ALTER TABLE journal_mark ADD COLUMN salt INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

@@ -49,7 +49,9 @@ final class SQLiteStorage: NodeStorage {
     /// Commits, and with `throughTurn` records that the turn journal's turns up to it are in the
     /// database now (`JournaledStorage`). `synced`: the WAL is synced before this returns
     /// (`synchronous = FULL` for this commit), so a power loss cannot undo it.
-    func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?, synced: Bool = false) throws {
+    /// `salt`: the turn journal starts again after this commit, its entries checksummed with this
+    /// salt (recorded with `throughTurn`; only with `synced`).
+    func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?, synced: Bool = false, salt: UInt64? = nil) throws {
         var rows = 0
         try queue.writeWithoutTransaction { db in
             let changesBefore = db.totalChangesCount
@@ -63,6 +65,9 @@ final class SQLiteStorage: NodeStorage {
                 }
                 if let throughTurn {
                     try db.cachedStatement(sql: "UPDATE journal_mark SET turn = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: throughTurn)])
+                }
+                if let salt {
+                    try db.cachedStatement(sql: "UPDATE journal_mark SET salt = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: salt)])
                 }
                 try db.cachedStatement(sql: "COMMIT").execute()
                 rows = db.totalChangesCount - changesBefore
@@ -80,6 +85,11 @@ final class SQLiteStorage: NodeStorage {
     /// The last journaled turn the database holds (0: none).
     func journaledThrough() throws -> UInt64 {
         UInt64(bitPattern: try queue.read { db in try Int64.fetchOne(db, sql: "SELECT turn FROM journal_mark WHERE id = 1") } ?? 0)
+    }
+
+    /// The salt the turn journal's current entries were checksummed with (schema v10; 0 before).
+    func journalSalt() throws -> UInt64 {
+        UInt64(bitPattern: try queue.read { db in try Int64.fetchOne(db, sql: "SELECT salt FROM journal_mark WHERE id = 1") } ?? 0)
     }
 
     static func apply(_ operation: PersistOp, _ db: Database) throws {

@@ -14,8 +14,9 @@ import PairSimCore
 /// bytes. Like the WAL with `synchronous = NORMAL`, the file is not fsynced: a turn survives the
 /// process being killed, not the machine losing power.
 ///
-/// An entry: `magic u32, length u32, turn u64, checksum u64` (little endian), then `length` bytes
-/// of operations and values. Turns are numbered up across restarts and the entries since SQLite's
+/// An entry: `magic u32, length u32, turn u64, salt u64, checksum u64` (little endian), then
+/// `length` bytes of operations and values. (A journal written before schema v10 has entries
+/// without the salt, under magic "PSTJ"; they are read as salt 0.) Turns are numbered up across restarts and the entries since SQLite's
 /// last synced commit hold consecutive turns from the file's start (`JournaledStorage` says why
 /// settled turns stay until then). After that commit the next entry is written over the first
 /// instead of emptying the file: `ftruncate` and the block allocation
@@ -41,8 +42,10 @@ final class TurnJournal {
     /// Where the next entry goes: the end of the entries not yet in SQLite.
     private(set) var end = 0
 
-    static let magic: UInt32 = 0x4A54_5350  // "PSTJ"
-    static let headerBytes = 24
+    static let magic: UInt32 = 0x3254_5350  // "PST2"
+    static let headerBytes = 32
+    /// Entries written before schema v10: no salt, a 24-byte header.
+    static let magicWithoutSalt: UInt32 = 0x4A54_5350  // "PSTJ"
     /// The largest turn kept here; a bigger one (a bulk write, an import batch) goes straight to
     /// SQLite, where its pages are full anyway.
     static let maxEntryBytes = 16_384
@@ -109,21 +112,30 @@ final class TurnJournal {
     /// Everything written is in SQLite now, synced: the next entry goes at the start.
     func restart() { end = 0 }
 
-    /// The entries after turn `through` (the last one SQLite holds), in order.
-    func entries(after through: UInt64) throws -> [Entry] {
+    /// The entries after turn `through` (the last one SQLite holds), in order: consecutive turns
+    /// from the file's start, each whole (its checksum matches) and of the journal's current
+    /// `salt` (the one SQLite recorded when the journal last started again). A whole entry of
+    /// another salt ends them — one left from before, even with a current turn number — unless
+    /// it is the first and starts past the database's turns: then the file is another database's.
+    func entries(after through: UInt64, salt: UInt64 = 0) throws -> [Entry] {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         var entries: [Entry] = []
         var offset = 0
         var previous: UInt64?
-        while bytes.count - offset >= Self.headerBytes {
+        while bytes.count - offset >= 24 {
             var header = Reader(bytes, from: offset, path: path)
-            guard try header.u32() == Self.magic else { break }
+            let magic = try header.u32()
+            guard magic == Self.magic || magic == Self.magicWithoutSalt else { break }
+            let headerBytes = magic == Self.magic ? Self.headerBytes : 24
+            guard bytes.count - offset >= headerBytes else { break }
             let length = Int(try header.u32())
             let turn = try header.u64()
+            let entrySalt = magic == Self.magic ? try header.u64() : 0
             let checksum = try header.u64()
-            let body = offset + Self.headerBytes
-            guard previous.map({ turn == $0 + 1 }) ?? true, bytes.count - body >= length,
-                  Self.checksum(bytes[body..<body + length], turn: turn) == checksum else { break }
+            let body = offset + headerBytes
+            guard bytes.count - body >= length, Self.checksum(bytes[body..<body + length], turn: turn, salt: entrySalt) == checksum,
+                  entrySalt == salt || (previous == nil && turn > through + 1) else { break }
+            guard previous.map({ turn == $0 + 1 }) ?? true else { break }
             if previous == nil, turn > through + 1 {
                 throw header.error("it starts at turn \(turn) but the database holds turns only through \(through): the journal belongs to another state.sqlite (delete the data directory to start from nothing)")
             }
@@ -137,10 +149,13 @@ final class TurnJournal {
         return entries
     }
 
-    /// Word-at-a-time multiply–xor over the body, seeded with the turn: enough to tell a torn or
-    /// stale entry from a whole one, and ~8× cheaper per byte than byte-wise FNV-1a.
-    static func checksum(_ bytes: ArraySlice<UInt8>, turn: UInt64) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ turn &* 0x9E37_79B9_7F4A_7C15
+    /// Word-at-a-time multiply–xor over the body, seeded with the turn and the journal's salt:
+    /// enough to tell a torn or stale entry from a whole one, and ~8× cheaper per byte than
+    /// byte-wise FNV-1a. The salt changes each time the journal starts again (schema v10), so an
+    /// entry left from before — even one whose turn number a power loss made current again —
+    /// never passes for a new one (SQLite's WAL salts its frames for the same reason).
+    static func checksum(_ bytes: ArraySlice<UInt8>, turn: UInt64, salt: UInt64 = 0) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ turn &* 0x9E37_79B9_7F4A_7C15 ^ salt &* 0xC2B2_AE3D_27D4_EB4F
         bytes.withUnsafeBytes { raw in
             var index = 0
             while index + 8 <= raw.count {
@@ -168,7 +183,7 @@ final class TurnJournal {
 
         /// The turn's entry, or nil when it holds an operation the journal does not carry (those
         /// turns are rare and go to SQLite directly) or is larger than `maxEntryBytes`.
-        static func encode(turn: UInt64, operations: [PersistOp], values: [String: JSON]) -> [UInt8]? {
+        static func encode(turn: UInt64, salt: UInt64 = 0, operations: [PersistOp], values: [String: JSON]) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: TurnJournal.headerBytes)
             out.reserveCapacity(512)
             put(UInt32(operations.count), &out)
@@ -212,12 +227,13 @@ final class TurnJournal {
             }
             let length = out.count - TurnJournal.headerBytes
             guard length <= TurnJournal.maxEntryBytes else { return nil }
-            let checksum = TurnJournal.checksum(out[TurnJournal.headerBytes...], turn: turn)
+            let checksum = TurnJournal.checksum(out[TurnJournal.headerBytes...], turn: turn, salt: salt)
             out.withUnsafeMutableBytes { raw in
                 raw.storeBytes(of: TurnJournal.magic.littleEndian, toByteOffset: 0, as: UInt32.self)
                 raw.storeBytes(of: UInt32(length).littleEndian, toByteOffset: 4, as: UInt32.self)
                 raw.storeBytes(of: turn.littleEndian, toByteOffset: 8, as: UInt64.self)
-                raw.storeBytes(of: checksum.littleEndian, toByteOffset: 16, as: UInt64.self)
+                raw.storeBytes(of: salt.littleEndian, toByteOffset: 16, as: UInt64.self)
+                raw.storeBytes(of: checksum.littleEndian, toByteOffset: 24, as: UInt64.self)
             }
             return out
         }
