@@ -274,6 +274,94 @@ long pairsim_disk_power_loss(pairsim_disk *disk, uint64_t random) {
     return failed ? -1 : undone;
 }
 
+typedef struct { off_t from, to; } interval;
+
+/// Puts back what `c` overwrote at [from, to), except where a later write that survived lies.
+static int restore_except(int fd, const change *c, off_t from, off_t to, const interval *kept, size_t count) {
+    off_t at = from;
+    while (at < to) {
+        off_t next = to;
+        int covered = 0;
+        for (size_t k = 0; k < count; k++) {
+            if (kept[k].from <= at && at < kept[k].to) { covered = 1; next = kept[k].to < to ? kept[k].to : to; break; }
+            if (kept[k].from > at && kept[k].from < next) next = kept[k].from;
+        }
+        if (!covered && restore_bytes(fd, at, c->old + (at - c->offset), (size_t)(next - at)) != 0) return -1;
+        at = next;
+    }
+    return 0;
+}
+
+long pairsim_disk_power_loss_scattered(pairsim_disk *disk, uint64_t random) {
+    pthread_mutex_lock(&disk->lock);
+    size_t n = disk->count;
+    unsigned char *lost = calloc(n ? n : 1, 1);
+    size_t *keep = calloc(n ? n : 1, sizeof *keep);         // bytes of a lost change that made it (torn)
+    interval *kept = calloc(n ? n : 1, sizeof *kept);
+    if (lost == NULL || keep == NULL || kept == NULL) { free(lost); free(keep); free(kept); pthread_mutex_unlock(&disk->lock); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        const change *c = &disk->changes[i];
+        int truncated = 0;  // a file truncated since its last sync keeps all its changes (not modelled)
+        for (size_t j = 0; j < n; j++) if (disk->changes[j].length == 0 && strcmp(disk->changes[j].path, c->path) == 0) truncated = 1;
+        lost[i] = !truncated && c->length > 0 && (next_random(&random) & 1);
+        if (lost[i]) {
+            size_t sectors = (c->length + SECTOR - 1) / SECTOR;
+            keep[i] = (size_t)(next_random(&random) % (sectors + 1)) * SECTOR;
+            if (keep[i] > c->length) keep[i] = c->length;
+        }
+    }
+    long undone = 0;
+    int failed = 0;
+    // Newest first: a lost change is undone except under the changes after it that made it.
+    for (size_t i = n; i > 0 && !failed; i--) {
+        const change *c = &disk->changes[i - 1];
+        if (!lost[i - 1]) continue;
+        size_t count = 0;
+        for (size_t j = i; j < n; j++) {
+            const change *later = &disk->changes[j];
+            if (strcmp(later->path, c->path) != 0 || later->length == 0) continue;
+            size_t made = lost[j] ? keep[j] : later->length;
+            if (made) kept[count++] = (interval){later->offset, later->offset + (off_t)made};
+        }
+        if (keep[i - 1]) kept[count++] = (interval){c->offset, c->offset + (off_t)keep[i - 1]};
+        int fd = open(c->path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) { if (errno != ENOENT) failed = 1; continue; }
+        if (restore_except(fd, c, c->offset, c->offset + (off_t)c->old_length, kept, count) != 0) failed = 1;
+        close(fd);
+        undone++;
+    }
+    // Each file ends at its size before the changes, or past the furthest byte that made it.
+    for (size_t i = 0; i < n && !failed; i++) {
+        const change *first = &disk->changes[i];
+        int seen = 0;
+        for (size_t j = 0; j < i; j++) if (strcmp(disk->changes[j].path, first->path) == 0) seen = 1;
+        if (seen) continue;
+        off_t size = first->old_size, largest = first->old_size;
+        int truncated = 0;
+        for (size_t j = i; j < n; j++) {
+            const change *c = &disk->changes[j];
+            if (strcmp(c->path, first->path) != 0) continue;
+            if (c->length == 0) truncated = 1;
+            off_t end = c->offset + (off_t)(lost[j] ? keep[j] : c->length);
+            if (end > size) size = end;
+            if (c->offset + (off_t)c->length > largest) largest = c->offset + (off_t)c->length;
+        }
+        if (truncated || size == largest) continue;
+        int fd = open(first->path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) { if (errno != ENOENT) failed = 1; continue; }
+        struct stat st;
+        if (fstat(fd, &st) == 0 && st.st_size > size && ftruncate(fd, size) != 0) failed = 1;
+        close(fd);
+    }
+    free(lost);
+    free(keep);
+    free(kept);
+    forget_changes(disk, NULL);
+    disk->dead = 1;
+    pthread_mutex_unlock(&disk->lock);
+    return failed ? -1 : undone;
+}
+
 // MARK: The turn journal's writes
 
 ssize_t pairsim_disk_pwrite(pairsim_disk *disk, const char *path, int fd, const void *bytes, size_t count, off_t offset) {

@@ -57,6 +57,12 @@ void pairsim_disk_writeback_before(pairsim_disk *disk, int64_t before);
 /// of them, drawn from `random`, and may tear the first undone one. Returns the writes undone; -1 on an I/O
 /// error of the undoing itself.
 long pairsim_disk_power_loss(pairsim_disk *disk, uint64_t random);
+/// A power loss as a disk that reorders writes leaves it: each write never synced survives or
+/// not, drawn one by one, a lost one perhaps torn (its first sectors made it); where a later write
+/// survived, it stays. (A file truncated since its last sync keeps all its writes.) Returns the
+/// writes undone; -1 on an I/O error.
+long pairsim_disk_power_loss_scattered(pairsim_disk *disk, uint64_t random);
+
 /// Writes made since the last sync or writeback, over all the disk's files.
 long pairsim_disk_unsynced(const pairsim_disk *disk);
 

@@ -101,10 +101,12 @@ public final class SimulatedDiskStorage {
     /// The machine lost power (the process dies with it): each file's writes since its last sync
     /// are undone but a prefix of them, drawn from `random` for each file apart, and the first
     /// undone may be torn. Returns how many writes were undone.
-    public func loseUnsyncedWrites(random: UInt64) throws -> Int {
+    /// `scattered`: each write survives or not on its own (a disk that reorders its writes), not
+    /// a prefix of each file's.
+    public func loseUnsyncedWrites(random: UInt64, scattered: Bool = false) throws -> Int {
         precondition(powerLoss, "Invalid state: a power loss on a disk made without powerLoss")
         kill()
-        let undone = pairsim_disk_power_loss(disk, random)
+        let undone = scattered ? pairsim_disk_power_loss_scattered(disk, random) : pairsim_disk_power_loss(disk, random)
         guard undone >= 0 else { throw RuntimeError("the simulated power loss could not undo writes in \(directory)") }
         return undone
     }
