@@ -16,7 +16,8 @@
 /// - power loss: every write since its file's last sync is undone, except a prefix of each file's
 ///   (in the order they were made; files apart, as nothing orders writes to different files that
 ///   were never synced), and each file's first undone write may be torn at a 512-byte sector —
-///   what a machine that lost power keeps of data it never synced.
+///   what a machine that lost power keeps of data it never synced. (`pairsim_disk_power_loss_scattered`
+///   keeps or loses each write on its own instead, as a disk that reorders writes does.)
 ///
 /// SQLite reaches the disk through a VFS that this registers as SQLite's default (delegating to
 /// the one before it): a file under no disk's directory is opened by the old default VFS itself,
