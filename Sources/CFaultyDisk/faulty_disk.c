@@ -139,12 +139,6 @@ void pairsim_disk_revive(pairsim_disk *disk) {
     pthread_mutex_unlock(&disk->lock);
 }
 
-void pairsim_disk_writeback(pairsim_disk *disk) {
-    pthread_mutex_lock(&disk->lock);
-    forget_changes(disk, NULL);
-    pthread_mutex_unlock(&disk->lock);
-}
-
 void pairsim_disk_set_time(pairsim_disk *disk, int64_t now) {
     pthread_mutex_lock(&disk->lock);
     disk->now = now;
@@ -155,13 +149,6 @@ void pairsim_disk_writeback_before(pairsim_disk *disk, int64_t before) {
     pthread_mutex_lock(&disk->lock);
     forget_changes_before(disk, NULL, before);
     pthread_mutex_unlock(&disk->lock);
-}
-
-long pairsim_disk_unsynced(const pairsim_disk *disk) {
-    pthread_mutex_lock((pthread_mutex_t *)&disk->lock);
-    long count = (long)disk->count;
-    pthread_mutex_unlock((pthread_mutex_t *)&disk->lock);
-    return count;
 }
 
 /// Remembers a change (the disk's lock held). 0, or -1 when out of memory.
@@ -235,6 +222,22 @@ static uint64_t next_random(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+/// How much of a lost change made it before the power went: its first whole sectors, drawn.
+static size_t torn_bytes(const change *c, uint64_t *random) {
+    size_t sectors = (c->length + SECTOR - 1) / SECTOR;
+    size_t keep = (size_t)(next_random(random) % (sectors + 1)) * SECTOR;
+    return keep > c->length ? c->length : keep;
+}
+
+/// The end of a power loss (the disk's lock held, released here): nothing is unsynced any more,
+/// and the process is dead.
+static long power_lost(pairsim_disk *disk, int failed, long undone) {
+    forget_changes(disk, NULL);
+    disk->dead = 1;
+    pthread_mutex_unlock(&disk->lock);
+    return failed ? -1 : undone;
+}
+
 long pairsim_disk_power_loss(pairsim_disk *disk, uint64_t random) {
     pthread_mutex_lock(&disk->lock);
     size_t n = disk->count;
@@ -256,22 +259,14 @@ long pairsim_disk_power_loss(pairsim_disk *disk, uint64_t random) {
         const change *c = &disk->changes[i - 1];
         size_t prefix = kept[i - 1] - 1;
         if (position[i - 1] < prefix) continue;
-        size_t keep = 0;
-        if (position[i - 1] == prefix && c->length) {
-            // The first change its file lost may be torn: some of its sectors made it.
-            size_t sectors = (c->length + SECTOR - 1) / SECTOR;
-            keep = (size_t)(next_random(&random) % (sectors + 1)) * SECTOR;
-            if (keep > c->length) keep = c->length;
-        }
+        // The first change its file lost may be torn: some of its sectors made it.
+        size_t keep = position[i - 1] == prefix && c->length ? torn_bytes(c, &random) : 0;
         if (undo(c, keep) != 0) failed = 1;
         undone++;
     }
     free(position);
     free(kept);
-    forget_changes(disk, NULL);
-    disk->dead = 1;
-    pthread_mutex_unlock(&disk->lock);
-    return failed ? -1 : undone;
+    return power_lost(disk, failed, undone);
 }
 
 typedef struct { off_t from, to; } interval;
@@ -304,11 +299,7 @@ long pairsim_disk_power_loss_scattered(pairsim_disk *disk, uint64_t random) {
         int truncated = 0;  // a file truncated since its last sync keeps all its changes (not modelled)
         for (size_t j = 0; j < n; j++) if (disk->changes[j].length == 0 && strcmp(disk->changes[j].path, c->path) == 0) truncated = 1;
         lost[i] = !truncated && c->length > 0 && (next_random(&random) & 1);
-        if (lost[i]) {
-            size_t sectors = (c->length + SECTOR - 1) / SECTOR;
-            keep[i] = (size_t)(next_random(&random) % (sectors + 1)) * SECTOR;
-            if (keep[i] > c->length) keep[i] = c->length;
-        }
+        if (lost[i]) keep[i] = torn_bytes(c, &random);
     }
     long undone = 0;
     int failed = 0;
@@ -356,10 +347,7 @@ long pairsim_disk_power_loss_scattered(pairsim_disk *disk, uint64_t random) {
     free(lost);
     free(keep);
     free(kept);
-    forget_changes(disk, NULL);
-    disk->dead = 1;
-    pthread_mutex_unlock(&disk->lock);
-    return failed ? -1 : undone;
+    return power_lost(disk, failed, undone);
 }
 
 // MARK: The turn journal's writes

@@ -104,36 +104,31 @@ extension Simulator {
     /// The node's process is killed: the storage fault it meets. Returns its name for `node.killed`.
     mutating func killDisk(_ node: NodeName, midTurn: Bool) -> String {
         let disk = disks[node]!
+        let fault: String
         if midTurn || disk.isDead {
-            disk.kill()
             // Died in the commit (its last write cut short), or right after it.
-            let fault = inFlight[node] != nil ? "torn write" : "after its commit"
-            storageFaults.append(StorageFault(node: node, at: now, kind: fault))
-            return fault
-        }
-        if disk.powerLoss, powerLossRegardless || storageRandom.chance(0.4) {
+            fault = inFlight[node] != nil ? "torn write" : "after its commit"
+        } else if disk.powerLoss, powerLossRegardless || storageRandom.chance(0.4) {
+            fault = "power loss"
             do {
                 _ = try disk.loseUnsyncedWrites(random: storageRandom.next())
             } catch {
                 storageFindings.append("\(now) \(node) could not lose power: \(error)")
             }
-            storageFaults.append(StorageFault(node: node, at: now, kind: "power loss"))
-            return "power loss"
-        }
-        if storageRandom.chance(0.5), disk.unsettledTurns > 0 {
+        } else if storageRandom.chance(0.5), disk.unsettledTurns > 0 {
+            fault = "torn settle"
             disk.dieAfter(writes: Int(storageRandom.next() % 4), cut: Int(storageRandom.next() % 4_096))
             do {
                 _ = try disk.settle()
             } catch {
                 storageFindings.append("\(now) \(node) could not settle its journal: \(error)")
             }
-            disk.kill()
-            storageFaults.append(StorageFault(node: node, at: now, kind: "torn settle"))
-            return "torn settle"
+        } else {
+            fault = "between writes"
         }
         disk.kill()
-        storageFaults.append(StorageFault(node: node, at: now, kind: "between writes"))
-        return "between writes"
+        storageFaults.append(StorageFault(node: node, at: now, kind: fault))
+        return fault
     }
 
     /// Nothing more happens before `next`: each node that is up settles its journal into SQLite,
@@ -152,10 +147,11 @@ extension Simulator {
             }
         }
         // The writes from here on happen at `next`; what is older than the interval then is written back.
+        let writesBack = next - lastWriteback >= .seconds(1)
+        if writesBack { lastWriteback = next }
         for disk in disks.values {
             disk.setTime(next.milliseconds)
-            if next - lastWriteback >= .seconds(1) { disk.writeback(before: (next - Self.writebackInterval).milliseconds) }
+            if writesBack { disk.writeback(before: (next - Self.writebackInterval).milliseconds) }
         }
-        if next - lastWriteback >= .seconds(1) { lastWriteback = next }
     }
 }

@@ -47,12 +47,10 @@ int pairsim_disk_is_dead(const pairsim_disk *disk);
 /// A new process on the same disk: writes work again, nothing is armed.
 void pairsim_disk_revive(pairsim_disk *disk);
 
-/// The kernel wrote its cache back: everything written so far survives a power loss.
-void pairsim_disk_writeback(pairsim_disk *disk);
 /// The caller's clock (any unit), stamped on each change from now on.
 void pairsim_disk_set_time(pairsim_disk *disk, int64_t now);
 /// The kernel wrote back the changes stamped before `before` (as Linux writes back dirty pages
-/// older than `dirty_expire_centisecs`).
+/// older than `dirty_expire_centisecs`); INT64_MAX: all of them.
 void pairsim_disk_writeback_before(pairsim_disk *disk, int64_t before);
 /// The machine lost power (the process is dead): undoes each file's unsynced writes but a prefix
 /// of them, drawn from `random`, and may tear the first undone one. Returns the writes undone; -1 on an I/O
@@ -64,8 +62,6 @@ long pairsim_disk_power_loss(pairsim_disk *disk, uint64_t random);
 /// writes undone; -1 on an I/O error.
 long pairsim_disk_power_loss_scattered(pairsim_disk *disk, uint64_t random);
 
-/// Writes made since the last sync or writeback, over all the disk's files.
-long pairsim_disk_unsynced(const pairsim_disk *disk);
 
 /// `fdatasync` of a file the caller writes with `pairsim_disk_pwrite`: its writes so far survive a
 /// power loss. 0, or -1 with errno EIO once the process is dead. (The real file is not synced: the

@@ -11,9 +11,10 @@ final class SQLiteStorage: NodeStorage {
     /// The small values as this connection last committed them: a value is written as its
     /// difference from this (`StateTables.write`; unknown after a start: written whole once).
     private var committedValues: [String: JSON] = [:]
-    /// Rows inserted, updated or deleted by this connection's commits, and the commits (`pairsim-bench rows`).
+    /// The rows those values were written as (`StateTables.write`), so each is made once.
+    private var committedRows: [String: [StateRows]] = [:]
+    /// Rows inserted, updated or deleted by this connection's commits (`pairsim-bench rows`).
     private(set) var rowsWritten = 0
-    private(set) var commits = 0
 
     /// Writes every changed value's tables whole, as before values were written as differences:
     /// the baseline `pairsim-bench rows` measures against. Never set in a node.
@@ -53,6 +54,7 @@ final class SQLiteStorage: NodeStorage {
     /// salt (recorded with `throughTurn`; only with `synced`).
     func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?, synced: Bool = false, salt: UInt64? = nil) throws {
         var rows = 0
+        var written: [String: [StateRows]] = [:]
         try queue.writeWithoutTransaction { db in
             let changesBefore = db.totalChangesCount
             if synced { try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
@@ -61,7 +63,9 @@ final class SQLiteStorage: NodeStorage {
             do {
                 for operation in operations { try Self.apply(operation, db) }
                 for key in values.keys.sorted() {
-                    try StateTables.write(key, values[key]!, db, previous: Self.rewritesValuesWhole ? nil : committedValues[key])
+                    let whole = Self.rewritesValuesWhole
+                    written[key] = try StateTables.write(key, values[key]!, db, previous: whole ? nil : committedValues[key],
+                                                         previousRows: whole ? nil : committedRows[key])
                 }
                 if let throughTurn {
                     try db.cachedStatement(sql: "UPDATE journal_mark SET turn = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: throughTurn)])
@@ -78,8 +82,8 @@ final class SQLiteStorage: NodeStorage {
             }
         }
         committedValues.merge(values) { $1 }
+        committedRows.merge(written) { $1 }
         rowsWritten += rows
-        commits += 1
     }
 
     /// The last journaled turn the database holds (0: none).

@@ -112,7 +112,7 @@ public final class SimulatedDiskStorage {
     }
 
     /// The kernel wrote its cache back: what was written so far survives a power loss.
-    public func writeback() { pairsim_disk_writeback(disk) }
+    public func writeback() { writeback(before: .max) }
 
     /// The time stamped on the writes from now on (emulated milliseconds in the simulator).
     public func setTime(_ milliseconds: Int64) { pairsim_disk_set_time(disk, milliseconds) }
@@ -120,20 +120,16 @@ public final class SimulatedDiskStorage {
     /// The kernel wrote back the writes stamped before `milliseconds`.
     public func writeback(before milliseconds: Int64) { pairsim_disk_writeback_before(disk, milliseconds) }
 
-    /// Writes a power loss would undo now.
-    public var unsynced: Int { pairsim_disk_unsynced(disk) }
-
     private func surviving(_ body: (JournaledStorage) throws -> Void) throws -> Bool {
         guard let storage else { throw RuntimeError("Invalid state: the simulated storage in \(directory) is not open") }
         do {
             try body(storage)
         } catch {
             guard isDead else { throw error }
-            kill()
-            return false
         }
-        if isDead {
-            // Died in a write the turn did not wait for (SQLite's automatic checkpoint after its commit).
+        // Dead in a write it failed on, or in one it did not wait for (SQLite's automatic
+        // checkpoint after its commit).
+        guard !isDead else {
             kill()
             return false
         }

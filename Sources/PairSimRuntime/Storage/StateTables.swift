@@ -20,7 +20,10 @@ enum StateTables {
 
     /// `previous`: the value this key last had in the database, when known — then only the rows
     /// that differ are written (R: K1, K7); unknown, the value's tables are written whole.
-    static func write(_ key: String, _ value: JSON, _ db: Database, previous: JSON? = nil) throws {
+    /// `previousRows`: the rows this returned for `previous`, when kept (else made again from it).
+    /// Returns the rows written for a value kept in tables of its own (nil: a scalar or `sync`).
+    @discardableResult
+    static func write(_ key: String, _ value: JSON, _ db: Database, previous: JSON? = nil, previousRows: [StateRows]? = nil) throws -> [StateRows]? {
         if let scalar = scalars.first(where: { $0.key == key }) {
             let stored: DatabaseValueConvertible? = switch (scalar.kind, value) {
             case (_, .null): nil
@@ -30,24 +33,23 @@ enum StateTables {
             }
             // Cached: written nearly every turn (store.anchor), so compiling it each time showed (~20 µs a turn).
             try db.cachedStatement(sql: "UPDATE node_state SET \(scalar.column) = ? WHERE id = 1").execute(arguments: [stored])
-            return
+            return nil
         }
         switch key {
-        case "sync": return try writeSync(value, previous: previous, db)
+        case "sync":
+            try writeSync(value, previous: previous, db)
+            return nil
         case "watch.hostedSessions":
-            return try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
+            try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
+            return nil
         case "cloudkit.export" where previous?["nextExportAt"] != value["nextExportAt"] || previous == nil:
             try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [value["nextExportAt"]?.intValue])
-        case "phone.clock", "watch.clock", "watch.partitions":
-            // Written by an older migration (v2 moving v1's values) before v8 made the table: skipped as unknown there.
-            guard try db.tableExists(key == "watch.partitions" ? "watch_partitions" : "device_clock") else {
-                throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)")
-            }
         default: break
         }
         let tables = try rows(key, value)
-        let before = try previous.map { try rows(key, $0) }
+        let before = try previousRows ?? previous.map { try rows(key, $0) }
         for (index, table) in tables.enumerated() { try table.write(over: before?[index], db) }
+        return tables
     }
 
     /// The rows of each table that holds `key`'s value, always the same tables in the same order.

@@ -44,8 +44,9 @@ final class TurnJournal {
 
     static let magic: UInt32 = 0x3254_5350  // "PST2"
     static let headerBytes = 32
-    /// Entries written before schema v10: no salt, a 24-byte header.
+    /// Entries written before schema v10: no salt, a shorter header.
     static let magicWithoutSalt: UInt32 = 0x4A54_5350  // "PSTJ"
+    static let headerBytesWithoutSalt = 24
     /// The largest turn kept here; a bigger one (a bulk write, an import batch) goes straight to
     /// SQLite, where its pages are full anyway.
     static let maxEntryBytes = 16_384
@@ -122,11 +123,11 @@ final class TurnJournal {
         var entries: [Entry] = []
         var offset = 0
         var previous: UInt64?
-        while bytes.count - offset >= 24 {
+        while bytes.count - offset >= Self.headerBytesWithoutSalt {
             var header = Reader(bytes, from: offset, path: path)
             let magic = try header.u32()
             guard magic == Self.magic || magic == Self.magicWithoutSalt else { break }
-            let headerBytes = magic == Self.magic ? Self.headerBytes : 24
+            let headerBytes = magic == Self.magic ? Self.headerBytes : Self.headerBytesWithoutSalt
             guard bytes.count - offset >= headerBytes else { break }
             let length = Int(try header.u32())
             let turn = try header.u64()
