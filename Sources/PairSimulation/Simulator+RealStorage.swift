@@ -86,7 +86,7 @@ extension Simulator {
 
     /// Commits a turn to the node's real storage; false when its process died in the commit
     /// (armed by a mid-turn kill: `dying`).
-    mutating func commitToDisk(_ node: NodeName, _ operations: [PersistOp], _ values: [String: JSON], dying: Bool) -> Bool {
+    mutating func commitToDisk(_ node: NodeName, _ operations: [PersistOp], _ values: NodeValues, dying: Bool) -> Bool {
         let disk = disks[node]!
         if dying {
             // Somewhere in this commit's first writes, cut anywhere in the write.

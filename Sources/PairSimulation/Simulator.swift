@@ -60,7 +60,7 @@ public struct Simulator {
     /// Draws the storage faults, apart from the nemesis's draws (the timeline stays the same).
     var storageRandom: SplitMix64
     /// The turn a node's process died in while committing: durable or not, as its files say at restart.
-    var inFlight: [NodeName: (operations: [PersistOp], values: [String: JSON])] = [:]
+    var inFlight: [NodeName: (operations: [PersistOp], values: NodeValues)] = [:]
     /// Where what the real storage restored differs from what the node committed.
     public internal(set) var storageFindings: [String] = []
     /// The storage faults played, in order.
@@ -328,7 +328,7 @@ public struct Simulator {
         // What the node loop commits is `changedValues()`: every value that changed since the last
         // commit must be among them, or a real node would lose it at a kill.
         let offered = node == .watch ? watch.changedValues() : phone.changedValues()
-        let missed = changed.keys.filter { offered[$0] == nil }
+        let missed = changed.keys.filter { offered[$0] == nil }.map(\.name)
         precondition(missed.isEmpty, "Invalid state: \(node) changed \(missed.sorted()) without offering them in changedValues()")
         images[node]!.commit([], values: changed)
         if !changed.isEmpty, disks[node] != nil { _ = commitToDisk(node, [], changed, dying: false) }

@@ -37,10 +37,10 @@ struct WatchChangedValuesTests {
                 }
                 let current = watch.persistentValues()
                 let offered = watch.changedValues()
-                for (key, value) in current where previous[key] != value {
-                    #expect(offered[key] != nil, "run \(run) step \(step): \(key) changed but was not offered")
+                for value in current where previous[value.key] != value {
+                    #expect(offered[value.key] != nil, "run \(run) step \(step): \(value.key.name) changed but was not offered")
                 }
-                offeredUnchanged += offered.keys.filter { !["store.anchor", "sync", "wc"].contains($0) && previous[$0] == current[$0] }.count
+                offeredUnchanged += offered.keys.filter { ![.storeAnchor, .sync, .watchConnectivity].contains($0) && previous[$0] == current[$0] }.count
                 previous = current
             }
         }

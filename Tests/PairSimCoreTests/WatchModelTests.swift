@@ -80,12 +80,12 @@ struct WatchModelTests {
         var job = HealthImportJob(request: HealthImportRequest(path: "/nowhere/export.xml"), fingerprint: "")
         job.done = 20_000
         var state = PersistedState()
-        state.values["watch.import"] = job.json
+        state.values.insert(.watchImport(job))
         var watch = WatchModel(topology: Self.topology, boot: "w")
         for restart in 1...3 {
             try watch.restore(state, now: .zero)
             #expect(watch.healthImport?.stops == restart)
-            state.values["watch.import"] = watch.healthImport!.json
+            state.values.insert(.watchImport(watch.healthImport!))
         }
         let actions = watch.advance(to: .zero + .seconds(1))
         let failed = try #require(actions.events.first { $0.name == EventName.importFailed.rawValue })
@@ -94,7 +94,7 @@ struct WatchModelTests {
         // Stopped at another place, the count starts again.
         var moved = job
         (moved.stops, moved.stoppedAt, moved.done) = (2, 20_000, 40_000)
-        state.values["watch.import"] = moved.json
+        state.values.insert(.watchImport(moved))
         var other = WatchModel(topology: Self.topology, boot: "w")
         try other.restore(state, now: .zero)
         #expect(other.healthImport?.stops == 1 && other.healthImport?.stoppedAt == 40_000)

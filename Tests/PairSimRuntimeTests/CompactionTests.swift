@@ -21,7 +21,7 @@ struct CompactionTests {
         let storage = try SQLiteStorage(path: path)
         try storage.commit([.putSamples(a, anchor: 1), .putSamples(b, anchor: 2), .putSamples(c, anchor: 3), .outboxPut(.healthkit, message),
                             .deleteObjects(gone.map { DeletedObject(uuid: $0.uuid, type: .sample(.heartRate)) }, anchor: 4, at: .zero)],
-                           values: [:])
+                           values: [])
         let before = try storage.load()
         #expect(try storage.compactDeletedSamples() == (batches: 2, samples: 5))
         let after = try storage.load()
@@ -37,7 +37,7 @@ struct CompactionTests {
         #expect(stored[1].1 == c.map(\.uuid), "batch 3 is kept whole for its message")
         // Nothing deleted since: the next start reads no batch for it; c stays until its message is acknowledged.
         #expect(try storage.compactDeletedSamples() == (batches: 0, samples: 0))
-        try storage.commit([.outboxRemove(.healthkit, [1])], values: [:])
+        try storage.commit([.outboxRemove(.healthkit, [1])], values: [])
         #expect(try storage.compactDeletedSamples() == (batches: 1, samples: 1))
         #expect(try storage.load().differences(from: before.withoutOutbox).isEmpty)
     }

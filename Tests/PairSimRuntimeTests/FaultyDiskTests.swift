@@ -167,7 +167,7 @@ struct FaultyDiskTests {
         _ = try storage.load()
         let sample = HealthSample(uuid: UUID(text: "00000000-0000-4000-8000-000000000001")!, type: .heartRate, start: .zero, end: .zero,
                                   value: 61, source: .watchApp)
-        try storage.commit([.putSamples([sample], anchor: 1)], values: [:])
+        try storage.commit([.putSamples([sample], anchor: 1)], values: [])
         try storage.settle()
         #expect(try SQLiteStorage(path: directory + "/state.sqlite").load().samples.map(\.0.value) == [61])
     }

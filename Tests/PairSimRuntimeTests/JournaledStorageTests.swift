@@ -139,13 +139,13 @@ struct JournaledStorageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let journal = try TurnJournal(path: directory + "/turns.journal")
         for turn: UInt64 in [5, 6, 9, 10] {
-            try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [.purgeTombstones(throughAnchor: Int64(turn))], values: [:])))
+            try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [.purgeTombstones(throughAnchor: Int64(turn))], values: [])))
         }
         #expect(try journal.entries(after: 4).map(\.turn) == [5, 6])
         #expect(try journal.entries(after: 5).map(\.turn) == [6])
         // Overwritten from the start after a settling: the new turn 7, then the old 6, 9, 10 behind it.
         journal.restart()
-        try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: ["k": .int(7)])))
+        try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: [.watchSessionCount(7)])))
         #expect(try journal.entries(after: 6).map(\.turn) == [7])
     }
 
@@ -158,11 +158,11 @@ struct JournaledStorageTests {
         var turn: UInt64 = 0
         while journal.end <= TurnJournal.mappedBytes + 40_000 {
             turn += 1
-            try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [], values: ["k": big])))
+            try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [], values: [.phoneDefaults(["k": big])])))
         }
         let read = try TurnJournal(path: directory + "/turns.journal").entries(after: 0)
         #expect(read.map(\.turn) == Array(1...turn))
-        #expect(read.allSatisfy { $0.values["k"] == big })
+        #expect(read.allSatisfy { $0.values[.phoneDefaults] == .phoneDefaults(["k": big]) })
     }
 
     @Test("a journal that does not belong to the database is refused, naming the file")  // R: K1
@@ -201,8 +201,10 @@ struct JournaledStorageTests {
         // A WatchConnectivity payload may be 30 levels deep on the wire, and sits 3 deeper in `wc`.
         var deep = JSON.object(["leaf": .int(1)])
         for _ in 0..<40 { deep = .object(["a": deep]) }
-        let values: [String: JSON] = ["sync": .object(["a": .array([.int(1), .double(2.5), .string("x"), .null, .bool(true)])]),
-                                      "store.anchor": .int(12), "wc": deep]
+        let sync = SyncEngine.Snapshot(channels: [.init(channel: .healthkit, stream: "s", nextSeq: 3,
+                                                        inbound: [InboundWindow(stream: "p", cumulative: 2, above: [5, 7])])])
+        let values: NodeValues = [.sync(sync), .storeAnchor(12), .phoneDefaults(["a": .array([.int(1), .double(2.5), .string("x"), .null, .bool(true)]),
+                                                                                 "deep": deep])]
         let journal = try TurnJournal(path: directory + "/turns.journal")
         try journal.append(try #require(TurnJournal.Entry.encode(turn: 5, operations: operations, values: values)))
         let entries = try journal.entries(after: 4)
@@ -211,8 +213,8 @@ struct JournaledStorageTests {
         #expect(entries.first?.operations == operations)
         #expect(entries.first?.values == values)
         // Operations the journal does not carry, and turns too large for it, are left to SQLite.
-        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.releaseHeld], values: [:]) == nil)
-        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.putSamples(Array(repeating: sample, count: 129), anchor: 1)], values: [:]) == nil)
+        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.releaseHeld], values: []) == nil)
+        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.putSamples(Array(repeating: sample, count: 129), anchor: 1)], values: []) == nil)
     }
 }
 
@@ -237,7 +239,7 @@ extension JournaledStorageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/turns.journal"
         func entry(_ turn: UInt64, salt: UInt64, _ value: Int64) throws -> [UInt8] {
-            try #require(TurnJournal.Entry.encode(turn: turn, salt: salt, operations: [], values: ["k": .int(value)]))
+            try #require(TurnJournal.Entry.encode(turn: turn, salt: salt, operations: [], values: [.watchSessionCount(value)]))
         }
         func write(salt old: UInt64, then new: UInt64) throws -> [UInt64] {
             try? FileManager.default.removeItem(atPath: path)
@@ -248,7 +250,9 @@ extension JournaledStorageTests {
             for turn: UInt64 in 6...8 { try journal.append(try entry(turn, salt: old, 100 + Int64(turn))) }
             journal.restart()
             for turn: UInt64 in 6...7 { try journal.append(try entry(turn, salt: new, 200 + Int64(turn))) }
-            return try TurnJournal(path: path).entries(after: 5, salt: new).map { $0.values["k"]?.intValue.map(UInt64.init) ?? 0 }
+            return try TurnJournal(path: path).entries(after: 5, salt: new).map { entry -> UInt64 in
+                if case .watchSessionCount(let value)? = entry.values[.watchSessionCount] { UInt64(value) } else { 0 }
+            }
         }
         // One salt for both: the stale entry chains on as turn 8, a state that never was.
         #expect(try write(salt: 9, then: 9) == [206, 207, 108])

@@ -17,14 +17,14 @@ struct SQLiteStorageTests {
 
     /// Runs commands on a watch, committing every turn like the node loop does.
     static func drive(_ watch: inout WatchModel, _ storage: SQLiteStorage, _ commands: [(Int64, String)]) throws {
-        var persisted: [String: JSON] = [:]
+        var persisted = NodeValues()
         for (seconds, text) in commands {
             let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
             #expect(result.ok, "\(text): \(result.reply)")
             let operations = result.actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }
-            let changed = watch.persistentValues().filter { persisted[$0.key] != $0.value }
+            let changed = NodeValues(watch.persistentValues().filter { persisted[$0.key] != $0 })
             try storage.commit(operations, values: changed)
-            persisted.merge(changed) { $1 }
+            persisted.merge(changed)
         }
     }
 
@@ -62,11 +62,11 @@ struct SQLiteStorageTests {
         _ = watch.start(now: .zero)
         try Self.drive(&watch, storage, [(600, "write-samples hr 25000"), (601, "write-sample hrv 51")])
         var persisted = watch.persistentValues()
-        while let job = watch.persistentValues()["watch.bulk"], job != .null {
+        while case .watchBulk(let job)? = watch.persistentValues()[.watchBulk], job != nil {
             let actions = watch.advance(to: .zero + .seconds(602))
-            let changed = watch.persistentValues().filter { persisted[$0.key] != $0.value }
+            let changed = NodeValues(watch.persistentValues().filter { persisted[$0.key] != $0 })
             try storage.commit(actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }, values: changed)
-            persisted.merge(changed) { $1 }
+            persisted.merge(changed)
         }
         let outbox = SchemaTests.outbox(watch.sync, .healthkit)
         #expect(outbox.filter { $0.samplesAnchor != nil }.count == 3, "three bulk batches refer to their stored samples")
@@ -81,7 +81,7 @@ struct SQLiteStorageTests {
         var store = watch.store
         let victim = store.samples(.heartRate)[3]
         let (_, deletion) = store.delete([DeletedObject(uuid: victim.uuid, type: .sample(.heartRate))], now: .zero + .seconds(602))
-        try storage.commit(deletion, values: [:])
+        try storage.commit(deletion, values: [])
         var restored = WatchModel(topology: Self.topology, boot: "b2")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(603))
         #expect(SchemaTests.outbox(restored.sync, .healthkit) == outbox, "byte-identical frames, same anchors")
@@ -94,39 +94,33 @@ struct SQLiteStorageTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let storage = try SQLiteStorage(path: path)
         var random = SplitMix64(seed: 5)
-        func window(_ stream: String) -> JSON {
-            let cumulative = Int64(random.next() % 50)
-            let above = Array(Set((0..<Int(random.next() % 3)).map { _ in cumulative + 2 + Int64(random.next() % 5) })).sorted()
-            return .object(["stream": .string(stream), "cumulative": .int(cumulative), "above": .array(above.map(JSON.int))])
+        func window(_ stream: String) -> InboundWindow {
+            let cumulative = UInt64(random.next() % 50)
+            let above = Set((0..<Int(random.next() % 3)).map { _ in cumulative + 2 + random.next() % 5 })
+            return InboundWindow(stream: stream, cumulative: cumulative, above: above)
         }
-        var channels: [String: JSON] = [:]
-        var names = ["healthkit", "cloudkit"]
-        for name in names { channels[name] = .object(["stream": "s1", "nextSeq": 1, "inbound": .array([window("p1")])]) }
+        typealias State = SyncEngine.Snapshot.ChannelState
+        var channels: [Channel: State] = [:]
+        var names: [Channel] = [.healthkit, .cloudkit]
+        for name in names { channels[name] = State(channel: name, stream: "s1", nextSeq: 1, inbound: [window("p1")]) }
         for step in 0..<300 {
             let name = names[Int(random.next() % UInt64(names.count))]
-            var entry = channels[name]!.objectValue!
-            var inbound = entry["inbound"]!.arrayValue!
+            var entry = channels[name]!
             switch random.next() % 6 {
-            case 0: entry["nextSeq"] = .int(entry["nextSeq"]!.intValue! + 1)
-            case 1: entry["stream"] = .string("s\(step)")
-            case 2 where !inbound.isEmpty:
-                let index = Int(random.next() % UInt64(inbound.count))
-                var moved = inbound[index].objectValue!
-                moved["cumulative"] = .int(moved["cumulative"]!.intValue! + 1)
-                inbound[index] = .object(moved)
-            case 3: inbound.append(window("p\(step)"))
-            case 4 where !inbound.isEmpty: inbound.removeFirst()
+            case 0: entry.nextSeq += 1
+            case 1: entry.stream = "s\(step)"
+            case 2 where !entry.inbound.isEmpty: entry.inbound[Int(random.next() % UInt64(entry.inbound.count))].cumulative += 1
+            case 3: entry.inbound.append(window("p\(step)"))
+            case 4 where !entry.inbound.isEmpty: entry.inbound.removeFirst()
             default:
-                if names.count < 3 { names.append("watchconnectivity"); channels["watchconnectivity"] = .object(["stream": "w", "nextSeq": 0, "inbound": []]) }
-                inbound = inbound.indices.map { window("q\(step)-\($0)") } // one window per sender stream, as the engine keeps them
+                if names.count < 3 { names.append(.watchconnectivity); channels[.watchconnectivity] = State(channel: .watchconnectivity, stream: "w", nextSeq: 1, inbound: []) }
+                entry.inbound = entry.inbound.indices.map { window("q\(step)-\($0)") } // one window per sender stream, as the engine keeps them
             }
-            entry["inbound"] = .array(inbound)
-            channels[name] = .object(entry)
-            var value = JSONObject()
-            for name in names { value.append(name, channels[name]!) }
-            try storage.commit([], values: ["sync": .object(value)])
+            channels[name] = entry
+            let value = SyncEngine.Snapshot(channels: names.map { channels[$0]! })
+            try storage.commit([], values: [.sync(value)])
             let read = try storage.queue.read { db in try StateTables.readSync(db) }
-            #expect(read == .object(value), "step \(step)")
+            #expect(read == value, "step \(step)")
         }
     }
 
@@ -168,7 +162,7 @@ struct SQLiteStorageTests {
         #expect(watch.wc.outgoing.count == 2 && watch.wc.inbox.count == 2 && watch.wc.contextSent != nil)
         var restored = WatchModel(topology: Self.topology, boot: "b2")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(8))
-        #expect(restored.persistentValues()["wc"] == watch.persistentValues()["wc"])
+        #expect(restored.persistentValues()[.watchConnectivity] == watch.persistentValues()[.watchConnectivity])
         #expect(restored.wc.outgoing == watch.wc.outgoing.map { var t = $0; t.appID = nil; return t })
         #expect(restored.wc.inbox == watch.wc.inbox)
         #expect(restored.wc.receivedContext?["n"] == .int(7))
@@ -185,12 +179,12 @@ struct SQLiteStorageTests {
         }
         let (_, saveOps) = store.save(workouts: [], samples: samples)
         let (_, deleteOps) = store.delete([DeletedObject(uuid: samples[1].uuid, type: .sample(.stepCount))], now: .zero + .seconds(9))
-        try storage.commit(saveOps + deleteOps, values: [:])
+        try storage.commit(saveOps + deleteOps, values: [])
         let state = try storage.load()
         #expect(state.samples.map(\.0.uuid) == [samples[0].uuid, samples[2].uuid])
         #expect(state.tombstones.map(\.object.uuid) == [samples[1].uuid])
         #expect(state.tombstones.first?.deletedAt == .zero + .seconds(9))
-        try storage.commit([.purgeTombstones(throughAnchor: 10)], values: [:])
+        try storage.commit([.purgeTombstones(throughAnchor: 10)], values: [])
         let purged = try storage.load()
         #expect(purged.tombstones.isEmpty)
         #expect(purged.deletedIDs == [samples[1].uuid])

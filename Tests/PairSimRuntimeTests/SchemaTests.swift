@@ -12,7 +12,7 @@ struct SchemaTests {
     struct PersistedPhone {
         var node: PhoneNode
         let storage: SQLiteStorage
-        var persisted: [String: JSON] = [:]
+        var persisted = NodeValues()
         /// The simulator's storage, fed the same commits: it must read back the same (R: V1).
         var image = DurableImage()
         var now = EmulatedInstant.zero + .minutes(2)
@@ -33,11 +33,11 @@ struct SchemaTests {
 
         mutating func commit(_ actions: [NodeAction]) throws {
             let operations = actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }
-            let changed = node.persistentValues().filter { persisted[$0.key] != $0.value }
-            lastValueBytes = changed.values.reduce(0) { $0 + JSONWriter.string($1).utf8.count }
+            let changed = NodeValues(node.persistentValues().filter { persisted[$0.key] != $0 })
+            lastValueBytes = changed.reduce(0) { $0 + JSONWriter.string($1.json).utf8.count }
             try storage.commit(operations, values: changed)
             image.commit(operations, values: changed)
-            persisted.merge(changed) { $1 }
+            persisted.merge(changed)
         }
 
         /// The SQLite storage and the simulator's in-memory image read back the same state.
@@ -51,7 +51,7 @@ struct SchemaTests {
             #expect(a.outbox == b.outbox)
             #expect(a.held == b.held && a.waiting == b.waiting)
             // Values: the image keeps what was written; the tables what the model reads back.
-            for (key, value) in a.values { #expect(b.values[key] == value, "\(key)") }
+            for value in a.values { #expect(b.values[value.key] == value, "\(value.key.name)") }
         }
 
         mutating func run(_ command: String) throws {
@@ -151,7 +151,7 @@ struct SchemaTests {
                               activeDuration: .seconds(550), activeEnergy: nil, source: .other("strava"))
         var record = Self.record(uuids.next(at: .zero), "Cycling")
         record.healthKitWorkoutID = workout.uuid
-        try storage.commit([.putWorkouts([workout], anchor: 3), .putRecords([record])], values: [:])
+        try storage.commit([.putWorkouts([workout], anchor: 3), .putRecords([record])], values: [])
         let row = try storage.queue.read { db in
             try Row.fetchOne(db, sql: "SELECT activity, start_ms, end_ms, active_duration_ms, active_energy, source FROM workouts")!
         }
@@ -191,6 +191,11 @@ struct SchemaTests {
     }
 
     /// A wave-1 (schema v1) database holding `values` and `outbox` as wave 1 wrote them.
+    /// Values as wave 1 kept them: JSON documents by name.
+    static func legacy(_ values: NodeValues) -> [String: JSON] {
+        Dictionary(uniqueKeysWithValues: values.map { ($0.key.name, $0.json) })
+    }
+
     static func writeV1(_ path: String, values: [String: JSON], outbox: [Channel: [OutboxRecord]], workouts: [(Workout, Int64)] = [],
                         records: [ExerciseRecord] = []) throws {
         let queue = try DatabaseQueue(path: path)
@@ -231,7 +236,7 @@ struct SchemaTests {
         for channel in Channel.allCases { outbox[channel] = Self.outbox(watch.sync, channel) }
         #expect(!(outbox[.healthkit] ?? []).isEmpty)
         // Wave 1 kept a "lockBuffer"/"container" only on phones, and keys since retired: dropped.
-        var values = watch.persistentValues()
+        var values = Self.legacy(watch.persistentValues())
         values["watch.retired"] = .int(1)
         try Self.writeV1(path, values: values, outbox: outbox, workouts: watch.store.workouts.map { ($0, 1) },
                          records: watch.records.records)
@@ -259,14 +264,14 @@ struct SchemaTests {
         let defaults: JSON = .object(["name": .string("say \"hi\"\n"), "count": .int(3), "ratio": .double(0.1 + 0.2), "on": .bool(true),
                                       "none": .null, "list": .array([.int(1), .string("two")]), "nested": .object(["a": .object(["b": .bool(false)])])])
         let export: JSON = .object(["saved": .array([Self.record(UUID(text: "00000000-0000-4000-8000-00000000000a")!, "Squat").json]),
-                                    "deleted": .array([.string("00000000-0000-4000-8000-00000000000b")]), "nextExportAt": .int(90_000)])
+                                    "deleted": .array([.string(UUID(text: "00000000-0000-4000-8000-00000000000b")!.text)]), "nextExportAt": .int(90_000)])
         try Self.writeV1(path, values: ["sync": sync, "watch.appDefaults": defaults, "cloudkit.export": export, "store.anchor": .int(7),
                                         "watch.failNextFinish": .bool(true), "watch.retired": .int(1)], outbox: [:])
         let read = try SQLiteStorage(path: path).queue.read { db in try StateTables.read(db) }
-        #expect(read["sync"] == sync)
-        #expect(read["watch.appDefaults"] == defaults)
-        #expect(read["cloudkit.export"] == export)
-        #expect(read["store.anchor"] == .int(7) && read["watch.failNextFinish"] == .bool(true))
+        #expect(read[.sync]?.json == sync)
+        #expect(read[.watchAppDefaults]?.json == defaults)
+        #expect(read[.cloudKitExport]?.json == export)
+        #expect(read[.storeAnchor] == .storeAnchor(7) && read[.watchFailNextFinish] == .watchFailNextFinish(true))
     }
 
     @Test("a developer's watch app's workout session, builder and AppDefaults round-trip through the watch's tables (schema v7)")  // R: A9, K1
@@ -305,7 +310,7 @@ struct SchemaTests {
         let waiting = RecordsBatch(saved: [Self.record(uuids.next(at: .zero), "Squat")], deleted: [uuids.next(at: .zero)])
         try phone.arrive(held)
         try phone.arrive(waiting)
-        var values = phone.node.persistentValues()
+        var values = Self.legacy(phone.node.persistentValues())
         values["phone.lockBuffer"] = .object(held.body)
         values["phone.container"] = .object(waiting.body)
         try Self.writeV1(path, values: values, outbox: [:])

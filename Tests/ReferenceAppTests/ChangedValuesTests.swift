@@ -31,10 +31,10 @@ struct ChangedValuesTests {
                 steps[Int(random.next() % UInt64(steps.count))](&driver)
                 let now = driver.node.persistentValues()
                 let offered = driver.node.changedValues()
-                for (key, value) in now where previous[key] != value {
-                    #expect(offered[key] != nil, "run \(run) step \(step): \(key) changed but was not offered")
+                for value in now where previous[value.key] != value {
+                    #expect(offered[value.key] != nil, "run \(run) step \(step): \(value.key.name) changed but was not offered")
                 }
-                offeredUnchanged += offered.keys.filter { !["store.anchor", "sync", "wc"].contains($0) && previous[$0] == now[$0] }.count
+                offeredUnchanged += offered.keys.filter { ![.storeAnchor, .sync, .watchConnectivity].contains($0) && previous[$0] == now[$0] }.count
                 previous = now
             }
         }

@@ -21,16 +21,16 @@ public struct DurableImage: Sendable {
     var outbox: [Channel: [UInt64: OutboxRecord]] = [:]
     var held = HealthObjectsBatch()
     var waiting = RecordsBatch()
-    var values: [String: JSON] = [:]
+    var values = NodeValues()
     /// Commits taken, for reports.
     public private(set) var commits = 0
 
     public init() {}
 
     /// Makes a turn durable: its operations, then its changed values (one transaction).
-    public mutating func commit(_ operations: [PersistOp], values changed: [String: JSON]) {
+    public mutating func commit(_ operations: [PersistOp], values changed: NodeValues) {
         for operation in operations { apply(operation) }
-        values.merge(changed) { $1 }
+        values.merge(changed)
         commits += 1
     }
 

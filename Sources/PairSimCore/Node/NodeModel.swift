@@ -17,18 +17,18 @@ public protocol NodeModel: Sendable {
     mutating func advance(to now: EmulatedInstant) -> [NodeAction]
     /// Called once when the node stops: final counters.
     func stop(now: EmulatedInstant) -> [NodeAction]
-    /// The model's small state by key. After each turn the runtime persists the values that
+    /// The model's small state, typed (R: K7). After each turn the runtime persists the values that
     /// changed, in the same transaction as the turn's `persist` actions.
-    func persistentValues() -> [String: JSON]
+    func persistentValues() -> NodeValues
     /// The values that may have changed since this was last called (a superset of those that
     /// did; every key the first time): what the node loop builds and compares after each turn.
-    mutating func changedValues() -> [String: JSON]
+    mutating func changedValues() -> NodeValues
     /// Rebuilds the model from what was persisted, before `start`.
     mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError)
 }
 
 extension NodeModel {
-    public mutating func changedValues() -> [String: JSON] { persistentValues() }
+    public mutating func changedValues() -> NodeValues { persistentValues() }
 
     /// Parses and runs a command given as text; a parse error becomes a failed result.
     public mutating func handle(commandText: String, now: EmulatedInstant) -> CommandResult {

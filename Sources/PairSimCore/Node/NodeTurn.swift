@@ -4,7 +4,7 @@
 /// commit of the operations and the changed small values), then publish, then emit.
 public struct NodeTurns: Sendable {
     /// The small values as last committed: a turn commits only those that changed.
-    public private(set) var committed: [String: JSON] = [:]
+    public private(set) var committed = NodeValues()
 
     public init() {}
 
@@ -12,7 +12,7 @@ public struct NodeTurns: Sendable {
     public struct Turn: Sendable {
         /// Made durable first, in one commit (nothing of the turn leaves before it is durable).
         public var operations: [PersistOp] = []
-        public var values: [String: JSON] = [:]
+        public var values = NodeValues()
         /// Then sent, in order.
         public var frames: [WireFrame] = []
         /// Then logged, in order.
@@ -23,7 +23,7 @@ public struct NodeTurns: Sendable {
         /// Carries the turn out in the one order every driver keeps — persist (one commit), then
         /// publish each frame, then emit each event — so nothing of a turn leaves before it is
         /// durable, and a kill in the middle of a turn loses only what was not yet sent.
-        public func carryOut(commit: ([PersistOp], [String: JSON]) throws -> Void, publish: (WireFrame) throws -> Void,
+        public func carryOut(commit: ([PersistOp], NodeValues) throws -> Void, publish: (WireFrame) throws -> Void,
                              emit: (Event) -> Void) rethrows {
             if needsCommit { try commit(operations, values) }
             for frame in frames { try publish(frame) }
@@ -42,7 +42,7 @@ public struct NodeTurns: Sendable {
 
     /// Splits `actions`; `values` are the model's small values after the turn (nil: commit none
     /// now — the simulator takes them when a node is killed, see `Simulator.commitValues`).
-    public mutating func turn(_ actions: [NodeAction], values: [String: JSON]?) -> Turn {
+    public mutating func turn(_ actions: [NodeAction], values: NodeValues?) -> Turn {
         var turn = Turn()
         for action in actions {
             switch action {
@@ -56,11 +56,11 @@ public struct NodeTurns: Sendable {
     }
 
     /// The values that differ from the last commit, now counted as committed.
-    public mutating func changed(_ values: [String: JSON]) -> [String: JSON] {
-        var changed: [String: JSON] = [:]
-        for (key, value) in values where committed[key] != value {
-            changed[key] = value
-            committed[key] = value
+    public mutating func changed(_ values: NodeValues) -> NodeValues {
+        var changed = NodeValues()
+        for value in values where committed[value.key] != value {
+            changed.insert(value)
+            committed.insert(value)
         }
         return changed
     }

@@ -16,7 +16,7 @@ public struct PersistedState: Sendable {
     /// Record changes waiting in the phone's CloudKit container until the app runs.
     public var waiting = RecordsBatch()
     /// The model's small state, as returned by `persistentValues()`.
-    public var values: [String: JSON] = [:]
+    public var values = NodeValues()
 
     public init() {}
 
@@ -31,11 +31,12 @@ public struct PersistedState: Sendable {
 extension PersistedState {
     func restore(store: inout HealthStore, records recordStore: inout RecordStore, sync: inout SyncEngine,
                  now: EmulatedInstant) throws(DecodeError) {
-        store.restore(workouts: workouts, samples: samples, tombstones: tombstones,
-                      anchor: values["store.anchor"]?.intValue ?? 0)
+        var anchor: Int64 = 0
+        if case .storeAnchor(let kept)? = values[.storeAnchor] { anchor = kept }
+        store.restore(workouts: workouts, samples: samples, tombstones: tombstones, anchor: anchor)
         store.markDeleted(deletedIDs)
         recordStore.restore(records, deleted: deletedRecords)
-        if let syncState = values["sync"] { try sync.restore(json: syncState, outbox: outbox, now: now) }
+        if case .sync(let snapshot)? = values[.sync] { sync.restore(snapshot, outbox: outbox, now: now) }
     }
 }
 
@@ -65,27 +66,13 @@ extension PersistedState {
               expected.held.workouts.count + expected.held.samples.count + expected.held.deleted.count)
         check(waiting == expected.waiting, "records waiting in the container", waiting.saved.count + waiting.deleted.count,
               expected.waiting.saved.count + expected.waiting.deleted.count)
-        for key in values.keys.sorted() where expected.values[key] != values[key] {
-            found.append("value \(key) differs: \(String(JSONWriter.string(values[key]!).prefix(120))) here, "
-                         + "\(expected.values[key].map { String(JSONWriter.string($0).prefix(120)) } ?? "none") expected")
+        for value in values where expected.values[value.key] != value {
+            found.append("value \(value.key.name) differs: \(String(JSONWriter.string(value.json).prefix(120))) here, "
+                         + "\(expected.values[value.key].map { String(JSONWriter.string($0.json).prefix(120)) } ?? "none") expected")
         }
-        for key in expected.values.keys.sorted() where values[key] == nil && !Self.isEmpty(expected.values[key]!) {
-            found.append("value \(key) is missing: \(String(JSONWriter.string(expected.values[key]!).prefix(120))) expected")
+        for value in expected.values where values[value.key] == nil && !value.isEmpty {
+            found.append("value \(value.key.name) is missing: \(String(JSONWriter.string(value.json).prefix(120))) expected")
         }
         return found
-    }
-
-    /// A value a storage may leave out: null, 0, false, an empty string, array or object, or an
-    /// object of such values only.
-    static func isEmpty(_ value: JSON) -> Bool {
-        switch value {
-        case .null: true
-        case .bool(let flag): !flag
-        case .int(let number): number == 0
-        case .double(let number): number == 0
-        case .string(let text): text.isEmpty
-        case .array(let items): items.isEmpty
-        case .object(let object): object.members.allSatisfy { isEmpty($0.value) }
-        }
     }
 }

@@ -20,8 +20,8 @@ package struct PhoneNode: AppHostingNode {
     // profile of `scripts/bench.sh simulate`).
     package var nextDeadline: EmulatedInstant? { platform.nextDeadline }
     package func stop(now: EmulatedInstant) -> [NodeAction] { platform.stop(now: now) }
-    package func persistentValues() -> [String: JSON] { platform.persistentValues() }
-    package mutating func changedValues() -> [String: JSON] { platform.changedValues() }
+    package func persistentValues() -> NodeValues { platform.persistentValues() }
+    package mutating func changedValues() -> NodeValues { platform.changedValues() }
     package mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
         try platform.restore(state, now: now)
     }

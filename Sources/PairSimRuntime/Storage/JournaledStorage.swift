@@ -32,7 +32,7 @@ final class JournaledStorage: NodeStorage {
     /// Journaled turns not yet in SQLite: their operations in order, their values merged (each
     /// value is whole, so the latest of a key is the one to keep).
     private var operations: [PersistOp] = []
-    private var values: [String: JSON] = [:]
+    private var values = NodeValues()
     private(set) var unsettledTurns = 0
     /// The number of the last turn committed (turns count up across restarts).
     private var turn: UInt64 = 0
@@ -67,7 +67,7 @@ final class JournaledStorage: NodeStorage {
         return try database.load()
     }
 
-    func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
+    func commit(_ operations: [PersistOp], values: NodeValues) throws {
         // Before `load`, the journal may hold turns not yet in SQLite that this would overwrite.
         precondition(loaded, "Invalid state: a turn committed before the node's storage was loaded")
         turn += 1
@@ -85,7 +85,9 @@ final class JournaledStorage: NodeStorage {
             return
         }
         let next = Self.newSalt()
-        try database.commit(self.operations + operations, values: self.values.merging(values) { $1 }, throughTurn: turn, synced: true, salt: next)
+        var merged = self.values
+        merged.merge(values)
+        try database.commit(self.operations + operations, values: merged, throughTurn: turn, synced: true, salt: next)
         forgetSettled()
         startJournal(salt: next)
     }
@@ -114,15 +116,15 @@ final class JournaledStorage: NodeStorage {
     static func newSalt() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
 
     /// A durable turn not yet in SQLite.
-    private func hold(_ operations: [PersistOp], _ values: [String: JSON]) {
+    private func hold(_ operations: [PersistOp], _ values: NodeValues) {
         self.operations += operations
-        self.values.merge(values) { $1 }
+        self.values.merge(values)
         unsettledTurns += 1
     }
 
     private func forgetSettled() {
         operations = []
-        values = [:]
+        values = NodeValues()
         unsettledTurns = 0
     }
 }

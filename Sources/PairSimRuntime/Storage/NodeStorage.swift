@@ -6,11 +6,11 @@ protocol NodeStorage {
     /// What was persisted before (empty on a first start).
     func load() throws -> PersistedState
     /// Makes `operations` and the changed `values` durable, atomically.
-    func commit(_ operations: [PersistOp], values: [String: JSON]) throws
+    func commit(_ operations: [PersistOp], values: NodeValues) throws
 }
 
 /// Keeps nothing: for runs that need not survive a restart.
 struct EphemeralStorage: NodeStorage {
     func load() throws -> PersistedState { PersistedState() }
-    func commit(_ operations: [PersistOp], values: [String: JSON]) throws {}
+    func commit(_ operations: [PersistOp], values: NodeValues) throws {}
 }

@@ -10,9 +10,9 @@ final class SQLiteStorage: NodeStorage {
     let path: String
     /// The small values as this connection last committed them: a value is written as its
     /// difference from this (`StateTables.write`; unknown after a start: written whole once).
-    private var committedValues: [String: JSON] = [:]
+    private var committedValues = NodeValues()
     /// The rows those values were written as (`StateTables.write`), so each is made once.
-    private var committedRows: [String: [StateRows]] = [:]
+    private var committedRows: [NodeValue.Key: [StateRows]] = [:]
     /// Rows inserted, updated or deleted by this connection's commits (`pairsim-bench rows`).
     private(set) var rowsWritten = 0
 
@@ -43,7 +43,7 @@ final class SQLiteStorage: NodeStorage {
     /// One transaction per turn. Begun and committed with cached statements rather than GRDB's
     /// `write`, which compiles `BEGIN`/`COMMIT` anew each time: measured on the phone's
     /// single-sample turn, the transaction's own cost fell from ~45 µs to ~15 µs of CPU.
-    func commit(_ operations: [PersistOp], values: [String: JSON]) throws {
+    func commit(_ operations: [PersistOp], values: NodeValues) throws {
         try commit(operations, values: values, throughTurn: nil)
     }
 
@@ -52,9 +52,9 @@ final class SQLiteStorage: NodeStorage {
     /// (`synchronous = FULL` for this commit), so a power loss cannot undo it.
     /// `salt`: the turn journal starts again after this commit, its entries checksummed with this
     /// salt (recorded with `throughTurn`; only with `synced`).
-    func commit(_ operations: [PersistOp], values: [String: JSON], throughTurn: UInt64?, synced: Bool = false, salt: UInt64? = nil) throws {
+    func commit(_ operations: [PersistOp], values: NodeValues, throughTurn: UInt64?, synced: Bool = false, salt: UInt64? = nil) throws {
         var rows = 0
-        var written: [String: [StateRows]] = [:]
+        var written: [NodeValue.Key: [StateRows]] = [:]
         try queue.writeWithoutTransaction { db in
             let changesBefore = db.totalChangesCount
             if synced { try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
@@ -62,10 +62,10 @@ final class SQLiteStorage: NodeStorage {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             do {
                 for operation in operations { try Self.apply(operation, db) }
-                for key in values.keys.sorted() {
+                for value in values {
                     let whole = Self.rewritesValuesWhole
-                    written[key] = try StateTables.write(key, values[key]!, db, previous: whole ? nil : committedValues[key],
-                                                         previousRows: whole ? nil : committedRows[key])
+                    written[value.key] = try StateTables.write(value, db, previous: whole ? nil : committedValues[value.key],
+                                                               previousRows: whole ? nil : committedRows[value.key])
                 }
                 if let throughTurn {
                     try db.cachedStatement(sql: "UPDATE journal_mark SET turn = ? WHERE id = 1").execute(arguments: [Int64(bitPattern: throughTurn)])
@@ -81,7 +81,7 @@ final class SQLiteStorage: NodeStorage {
                 throw error
             }
         }
-        committedValues.merge(values) { $1 }
+        committedValues.merge(values)
         committedRows.merge(written) { $1 }
         rowsWritten += rows
     }

@@ -66,7 +66,7 @@ public final class SimulatedDiskStorage {
 
     /// Commits one turn as the node loop does. False when the process died in it (`dieAfter`):
     /// then whether the turn became durable is what the files say at the next `open`.
-    public func commit(_ operations: [PersistOp], values: [String: JSON]) throws -> Bool {
+    public func commit(_ operations: [PersistOp], values: NodeValues) throws -> Bool {
         turns += 1
         return try surviving { try $0.commit(operations, values: values) }
     }

@@ -2,119 +2,227 @@ import Foundation
 import GRDB
 import PairSimCore
 
-/// The models' small state — what `persistentValues()` returns — in typed tables, one set of
-/// tables per value. The models hand their state over as values keyed by name (the simulator and
-/// the tests compare them); here each known key is written to and read back from its columns.
-/// A changed value rewrites its own rows only; none of them grows with the stores.
+/// The models' small state — what `persistentValues()` returns, typed (`NodeValue`, R: K7) — in
+/// typed tables, one set of tables per value. A changed value rewrites its own rows only; none of
+/// them grows with the stores. Every case is written and read here by its fields: adding a case
+/// to `NodeValue` does not compile until it has its tables.
 enum StateTables {
-    /// Scalar values, all columns of the one `node_state` row.
-    enum Scalar { case int, bool }
-    static let scalars: [(key: String, column: String, kind: Scalar)] = [
-        ("store.anchor", "store_anchor", .int), ("watch.uuids", "watch_uuid_state", .int), ("phone.uuids", "phone_uuid_state", .int),
-        ("watch.sessionCount", "session_count", .int), ("watch.restingCount", "resting_count", .int),
-        ("watch.nextRestingAt", "next_resting_at", .int), ("watch.failNextFinish", "fail_next_finish", .bool),
-        ("phone.saveFailures", "save_failures", .int),
-    ]
-
     // MARK: Writing
 
     /// `previous`: the value this key last had in the database, when known — then only the rows
     /// that differ are written (R: K1, K7); unknown, the value's tables are written whole.
     /// `previousRows`: the rows this returned for `previous`, when kept (else made again from it).
-    /// Returns the rows written for a value kept in tables of its own (nil: a scalar or `sync`).
+    /// Returns the rows written for a value kept in tables of its own (nil: a column or `sync`).
     @discardableResult
-    static func write(_ key: String, _ value: JSON, _ db: Database, previous: JSON? = nil, previousRows: [StateRows]? = nil) throws -> [StateRows]? {
-        if let scalar = scalars.first(where: { $0.key == key }) {
-            let stored: DatabaseValueConvertible? = switch (scalar.kind, value) {
-            case (_, .null): nil
-            case (.int, .int(let number)): number
-            case (.bool, .bool(let flag)): flag
-            default: throw RuntimeError("state value \(key): expected \(scalar.kind == .int ? "an integer" : "a boolean"), got \(value.kindName)")
-            }
+    static func write(_ value: NodeValue, _ db: Database, previous: NodeValue? = nil, previousRows: [StateRows]? = nil) throws -> [StateRows]? {
+        if let (column, stored) = scalar(value) {
             // Cached: written nearly every turn (store.anchor), so compiling it each time showed (~20 µs a turn).
-            try db.cachedStatement(sql: "UPDATE node_state SET \(scalar.column) = ? WHERE id = 1").execute(arguments: [stored])
+            try db.cachedStatement(sql: "UPDATE node_state SET \(column) = ? WHERE id = 1").execute(arguments: [stored])
             return nil
         }
-        switch key {
-        case "sync":
-            try writeSync(value, previous: previous, db)
+        switch (value, previous) {
+        case (.sync(let snapshot), let previous):
+            guard case .sync(let before)? = previous else { try writeAllSync(snapshot, db); return nil }
+            try writeSync(snapshot, previous: before, db)
             return nil
-        case "watch.hostedSessions":
-            try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [value.intValue ?? 0])
+        case (.watchHostedSessions(let count), _):
+            try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [count])
             return nil
-        case "cloudkit.export" where previous?["nextExportAt"] != value["nextExportAt"] || previous == nil:
-            try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [value["nextExportAt"]?.intValue])
+        case (.cloudKitExport(let export), let previous):
+            if case .cloudKitExport(let before)? = previous, before.nextExportAt == export.nextExportAt {} else {
+                try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [export.nextExportAt?.milliseconds])
+            }
         default: break
         }
-        let tables = try rows(key, value)
-        let before = try previousRows ?? previous.map { try rows(key, $0) }
+        let tables = rows(value)
+        let before = previousRows ?? previous.map(rows)
         for (index, table) in tables.enumerated() { try table.write(over: before?[index], db) }
         return tables
     }
 
-    /// The rows of each table that holds `key`'s value, always the same tables in the same order.
-    static func rows(_ key: String, _ value: JSON) throws -> [StateRows] {
-        switch key {
-        case "cloudkit.export":
-            let batch = try RecordsBatch(persisted: value.objectValue ?? [:])
+    /// A value kept in one column of the `node_state` row: the column and what goes in it.
+    static func scalar(_ value: NodeValue) -> (column: String, stored: DatabaseValueConvertible?)? {
+        switch value {
+        case .storeAnchor(let anchor): ("store_anchor", anchor)
+        case .watchUUIDs(let state): ("watch_uuid_state", Int64(bitPattern: state))
+        case .phoneUUIDs(let state): ("phone_uuid_state", Int64(bitPattern: state))
+        case .watchSessionCount(let count): ("session_count", count)
+        case .watchRestingCount(let count): ("resting_count", count)
+        case .watchNextRestingAt(let instant): ("next_resting_at", instant?.milliseconds)
+        case .watchFailNextFinish(let flag): ("fail_next_finish", flag)
+        case .phoneSaveFailures(let count): ("save_failures", count)
+        default: nil
+        }
+    }
+
+    /// The rows of each table that holds `value`, always the same tables in the same order (none
+    /// for a value kept in columns).
+    static func rows(_ value: NodeValue) -> [StateRows] {
+        switch value {
+        case .storeAnchor, .watchUUIDs, .phoneUUIDs, .watchSessionCount, .watchRestingCount, .watchNextRestingAt, .watchFailNextFinish,
+             .phoneSaveFailures, .sync, .watchHostedSessions:
+            return []
+        case .cloudKitExport(let export):
+            let queue = QueuedRecordRow.Queue.export.rawValue
             return [.keyed("queued_records", key: ["id"], order: nil, ["id", "queue", "exercise", "start_ms", "duration_ms", "calories", "workout_id", "source"],
-                           batch.saved.map { record -> [DatabaseValueConvertible?] in
-                               [record.id.text, QueuedRecordRow.Queue.export.rawValue, record.exercise, record.start.milliseconds,
-                                record.duration.milliseconds, record.calories, record.healthKitWorkoutID?.text, record.source.name]
-                           }, scope: ("queue", QueuedRecordRow.Queue.export.rawValue)),
-                    .keyed("export_deletions", key: ["id"], order: nil, ["id"], batch.deleted.map { [$0.text] })]
-        case "watch.session":
-            let live = value["live"]
+                           export.pending.saved.map { record -> [DatabaseValueConvertible?] in
+                               [record.id.text, queue, record.exercise, record.start.milliseconds, record.duration.milliseconds, record.calories,
+                                record.healthKitWorkoutID?.text, record.source.name]
+                           }, scope: ("queue", queue)),
+                    .keyed("export_deletions", key: ["id"], order: nil, ["id"], export.pending.deleted.map { [$0.text] })]
+        case .watchSession(let session):
+            let live = session.live
+            var wasPaused: Bool?
+            if case .crashed(_, let paused) = session.state { wasPaused = paused }
             return [.single("watch_session", ["state", "activity", "start_ms", "number", "recovered", "has_builder", "was_paused"],
-                            [try string(value, "state", key), live?["activity"]?.stringValue, live?["start"]?.intValue, live?["number"]?.intValue,
-                             live?["recovered"]?.boolValue, live?["hasBuilder"]?.boolValue, value["wasPaused"]?.boolValue]),
-                    .positional("watch_session_exercises", ["name"], (live?["exercises"]?.arrayValue ?? []).map { [$0.stringValue] }),
-                    .positional("watch_session_segments", ["start_ms", "end_ms"], (live?["segments"]?.arrayValue ?? []).map { segment in
-                        [segment.arrayValue?.first?.intValue, segment.arrayValue?.last?.intValue]
-                    })]
-        case "watch.plan":
-            return [.single("watch_plan", ["remaining", "every_ms", "duration_ms", "next_at", "generated"], value == .null ? nil :
-                                [try int(value, "remaining", key), try int(value, "every", key), try int(value, "duration", key),
-                                 try int(value, "nextAt", key), try int(value, "generated", key)])]
-        case "watch.bulk":
-            return [.single("watch_bulk", ["type", "total", "done", "first_ms", "span_ms", "random_state"], value == .null ? nil :
-                                [try string(value, "type", key), try int(value, "total", key), try int(value, "done", key),
-                                 try int(value, "first", key), try int(value, "span", key), try int(value, "random", key)])]
-        case "watch.import": return [try importRow(value)]
-        case "phone.clock", "watch.clock":
-            let clock = value.objectValue ?? [:]
-            return [.single("device_clock", ["node", "offset_ms", "drift_ppm", "since_ms", "time_zone"],
-                            [String(key.prefix { $0 != "." }), clock["offset"]?.intValue ?? 0, clock["drift"]?.doubleValue ?? 0,
-                             clock["since"]?.intValue ?? 0, clock["timeZone"]?.stringValue ?? "UTC"])]
-        case "watch.partitions":
-            return [.keyed("watch_partitions", key: ["reason"], order: nil, ["reason"], (value.arrayValue ?? []).map { [$0.stringValue] }, ordered: false)]
-        case "watch.hostedWorkout": return [try hostedWorkoutRow(value)]
-        case "wc": return try watchConnectivityRows(value)
-        case "phone.app":
+                            [session.stateName, live?.activity.name, live?.start.milliseconds, live?.number, live?.recovered, live?.hasBuilder, wasPaused]),
+                    .positional("watch_session_exercises", ["name"], (live?.exercises ?? []).map { [$0] }),
+                    .positional("watch_session_segments", ["start_ms", "end_ms"], (live?.segments ?? []).map { [$0.start.milliseconds, $0.end?.milliseconds] })]
+        case .watchPlan(let plan):
+            return [.single("watch_plan", ["remaining", "every_ms", "duration_ms", "next_at", "generated"], plan.map { plan in
+                [Int64(plan.remaining), plan.every.milliseconds, plan.duration.milliseconds, plan.nextAt.milliseconds, Int64(plan.generated)]
+            })]
+        case .watchBulk(let bulk):
+            return [.single("watch_bulk", ["type", "total", "done", "first_ms", "span_ms", "random_state"], bulk.map { bulk in
+                [bulk.type.rawValue, Int64(bulk.total), Int64(bulk.done), bulk.first.milliseconds, bulk.span.milliseconds,
+                 Int64(bitPattern: bulk.random.state)]
+            })]
+        case .watchImport(let job): return [importRow(job)]
+        case .watchClock(let clock): return [clockRow("watch", clock)]
+        case .phoneClock(let clock): return [clockRow("phone", clock)]
+        case .watchPartitions(let reasons):
+            return [.keyed("watch_partitions", key: ["reason"], order: nil, ["reason"], reasons.map { [$0.rawValue] }, ordered: false)]
+        case .watchHostedWorkout(let workout): return [hostedWorkoutRow(workout)]
+        case .watchConnectivity(let session): return watchConnectivityRows(session)
+        case .phoneApp(let app):
             return [.single("phone_app", ["state", "locked", "frontmost_at_lock", "background_since"],
-                            [try string(value, "state", key), value["locked"]?.boolValue ?? false, value["frontmostAtLock"]?.boolValue ?? false,
-                             value["backgroundSince"]?.intValue]),
-                    .keyed("phone_denied", key: ["type"], order: nil, ["type"], (value["denied"]?.arrayValue ?? []).map { [$0.stringValue] })]
-        case "phone.delivery":
+                            [app.state.rawValue, app.locked, app.frontmostAtLock, app.backgroundSince?.milliseconds]),
+                    .keyed("phone_denied", key: ["type"], order: nil, ["type"], app.denied.map { [$0.name] })]
+        case .phoneDelivery(let delivery):
             return [.keyed("background_delivery", key: ["type"], order: "position",
                            ["type", "frequency", "enabled", "stopped", "pending", "last_wake_at", "misses", "wake_at"],
-                           try (value.objectValue?.members ?? []).map { member -> [DatabaseValueConvertible?] in
-                               let entry = member.value
-                               return [member.key, try string(entry, "frequency", key), entry["enabled"]?.boolValue ?? false,
-                                       entry["stopped"]?.boolValue ?? false, entry["pending"]?.boolValue ?? false, entry["lastWakeAt"]?.intValue,
-                                       entry["misses"]?.intValue ?? 0, entry["wakeAt"]?.intValue]
+                           delivery.entries.map { entry -> [DatabaseValueConvertible?] in
+                               [entry.type.name, entry.frequency.rawValue, entry.enabled, entry.stopped, entry.pending, entry.lastWakeAt?.milliseconds,
+                                Int64(entry.misses), entry.wakeAt?.milliseconds]
                            })]
-        case "phone.defaults", "watch.appDefaults":
+        case .phoneDefaults(let defaults), .watchAppDefaults(let defaults):
             return [.keyed("user_defaults", key: ["key"], order: "position", ["key", "value"],
-                           (value.objectValue?.members ?? []).map { [$0.key, JSONWriter.string($0.value)] })]
-        case "phone.missCompletions":
+                           defaults.members.map { [$0.key, JSONWriter.string($0.value)] })]
+        case .phoneMissCompletions(let misses):
             return [.keyed("phone_miss_completions", key: ["type"], order: "position", ["type", "count"],
-                           (value.objectValue?.members ?? []).map { [$0.key, $0.value.intValue ?? 0] })]
-        case "phone.deferred":
-            return [.positional("phone_deferred", ["type"], (value.arrayValue ?? []).map { [$0.stringValue] })]
-        default:
-            throw RuntimeError("state value \(key) has no table in schema \(SQLiteStorage.schemaVersion)")
+                           ObjectType.all.compactMap { type in misses[type].map { [type.name, Int64($0)] } })]
+        case .phoneDeferred(let types):
+            return [.positional("phone_deferred", ["type"], types.map { [$0.name] })]
         }
+    }
+
+    static func clockRow(_ node: String, _ clock: DeviceClock) -> StateRows {
+        .single("device_clock", ["node", "offset_ms", "drift_ppm", "since_ms", "time_zone"],
+                [node, clock.offset.milliseconds, clock.driftPPM, clock.since.milliseconds, clock.timeZone])
+    }
+
+    /// The hosted watch app's workout, one row.
+    static func hostedWorkoutRow(_ workout: HostedWorkout.Snapshot?) -> StateRows {
+        .single("watch_hosted_workout", ["number", "activity", "state", "active_ms", "readings", "samples", "energy", "finished", "random_state",
+                                         "steady", "noise", "collecting", "collection_start_ms", "collection_end_ms", "active_since_ms", "start_ms"],
+                workout.map { w in [
+                    w.number, w.activity, Int64(w.state.rawValue), w.active.milliseconds, w.readings, Int64(w.samples), w.energy, w.finished,
+                    Int64(bitPattern: w.random), w.steady, w.noise, w.collecting.map { $0.map(\.rawValue).joined(separator: ",") },
+                    w.collectionStart?.milliseconds, w.collectionEnd?.milliseconds, w.activeSince?.milliseconds, w.startDate?.milliseconds,
+                ] })
+    }
+
+    // MARK: Reading
+
+    /// Every value that was written, as the model gave it (a value left at its empty default may
+    /// read back as nothing: `NodeValue.isEmpty`).
+    static func read(_ db: Database) throws -> NodeValues {
+        var values = NodeValues()
+        let row = try Row.fetchOne(db, sql: "SELECT * FROM node_state WHERE id = 1")!
+        func int(_ column: String) -> Int64? { row[column] }
+        if let anchor = int("store_anchor") { values.insert(.storeAnchor(anchor)) }
+        if let state = int("watch_uuid_state") { values.insert(.watchUUIDs(UInt64(bitPattern: state))) }
+        if let state = int("phone_uuid_state") { values.insert(.phoneUUIDs(UInt64(bitPattern: state))) }
+        if let count = int("session_count") { values.insert(.watchSessionCount(count)) }
+        if let count = int("resting_count") { values.insert(.watchRestingCount(count)) }
+        if let instant = int("next_resting_at") { values.insert(.watchNextRestingAt(EmulatedInstant(milliseconds: instant))) }
+        if let flag = row["fail_next_finish"] as Bool? { values.insert(.watchFailNextFinish(flag)) }
+        if let count = int("save_failures") { values.insert(.phoneSaveFailures(count)) }
+        if let sync = try readSync(db) { values.insert(.sync(sync)) }
+        if let export = try readExport(db, nextExportAt: int("next_export_at")) { values.insert(.cloudKitExport(export)) }
+        if let session = try readSession(db) { values.insert(.watchSession(session)) }
+        if let plan = try Row.fetchOne(db, sql: "SELECT * FROM watch_plan") {
+            var kept = WorkoutPlan(remaining: Int(plan["remaining"] as Int64), every: .milliseconds(plan["every_ms"]),
+                                   duration: .milliseconds(plan["duration_ms"]), nextAt: EmulatedInstant(milliseconds: plan["next_at"]))
+            kept.generated = Int(plan["generated"] as Int64)
+            values.insert(.watchPlan(kept))
+        }
+        if let bulk = try Row.fetchOne(db, sql: "SELECT * FROM watch_bulk") {
+            let name: String = bulk["type"]
+            guard let type = SampleType(rawValue: name) else { throw RuntimeError("watch_bulk.type: unknown sample type \(name)") }
+            var kept = BulkWrite(type: type, total: Int(bulk["total"] as Int64), first: EmulatedInstant(milliseconds: bulk["first_ms"]),
+                                 span: .milliseconds(bulk["span_ms"]), seed: 0)
+            kept.done = Int(bulk["done"] as Int64)
+            kept.random.state = UInt64(bitPattern: bulk["random_state"])
+            values.insert(.watchBulk(kept))
+        }
+        if let job = try readImport(db) { values.insert(.watchImport(job)) }
+        if let sessions = try Int64.fetchOne(db, sql: "SELECT sessions FROM watch_hosted WHERE id = 1"), sessions > 0 {
+            values.insert(.watchHostedSessions(sessions))
+        }
+        if let workout = try readHostedWorkout(db) { values.insert(.watchHostedWorkout(workout)) }
+        let partitions = try String.fetchAll(db, sql: "SELECT reason FROM watch_partitions ORDER BY reason").map { reason in
+            guard let partition = WatchPartition(rawValue: reason) else { throw RuntimeError("watch_partitions.reason: unknown partition \(reason)") }
+            return partition
+        }
+        if !partitions.isEmpty { values.insert(.watchPartitions(partitions)) }
+        if let clock = try Row.fetchOne(db, sql: "SELECT * FROM device_clock WHERE id = 1") {
+            let kept = DeviceClock(offset: .milliseconds(clock["offset_ms"]), driftPPM: clock["drift_ppm"], timeZone: clock["time_zone"],
+                                   since: EmulatedInstant(milliseconds: clock["since_ms"]))
+            switch clock["node"] as String {
+            case "watch": values.insert(.watchClock(kept))
+            case "phone": values.insert(.phoneClock(kept))
+            case let node: throw RuntimeError("device_clock.node: unknown node \(node)")
+            }
+        }
+        if let wc = try readWatchConnectivity(db) { values.insert(.watchConnectivity(wc)) }
+        guard let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") else {
+            // The watch keeps a developer's watch app's `AppDefaults` in the same table.
+            let defaults = try readUserDefaults(db)
+            if !defaults.members.isEmpty { values.insert(.watchAppDefaults(defaults)) }
+            return values
+        }
+        let state: String = app["state"]
+        guard let appState = AppState(rawValue: state) else { throw RuntimeError("phone_app.state: unknown app state \(state)") }
+        values.insert(.phoneApp(PhoneAppSnapshot(state: appState, locked: app["locked"], frontmostAtLock: app["frontmost_at_lock"],
+                                                 backgroundSince: (app["background_since"] as Int64?).map(EmulatedInstant.init(milliseconds:)),
+                                                 denied: try types(db, sql: "SELECT type FROM phone_denied ORDER BY rowid"))))
+        let delivery = try Row.fetchAll(db, sql: "SELECT * FROM background_delivery ORDER BY position").map { entry in
+            let frequency: String = entry["frequency"]
+            guard let applied = DeliveryFrequency(rawValue: frequency) else { throw RuntimeError("background_delivery.frequency: unknown \(frequency)") }
+            return BackgroundDelivery.Snapshot.Entry(
+                type: try type(entry["type"], "background_delivery"), frequency: applied, enabled: entry["enabled"], stopped: entry["stopped"],
+                pending: entry["pending"], lastWakeAt: (entry["last_wake_at"] as Int64?).map(EmulatedInstant.init(milliseconds:)),
+                misses: Int(entry["misses"] as Int64), wakeAt: (entry["wake_at"] as Int64?).map(EmulatedInstant.init(milliseconds:)))
+        }
+        values.insert(.phoneDelivery(BackgroundDelivery.Snapshot(entries: delivery)))
+        values.insert(.phoneDefaults(try readUserDefaults(db)))
+        var misses: [ObjectType: Int] = [:]
+        for entry in try Row.fetchAll(db, sql: "SELECT type, count FROM phone_miss_completions ORDER BY position") {
+            misses[try type(entry["type"], "phone_miss_completions")] = Int(entry["count"] as Int64)
+        }
+        values.insert(.phoneMissCompletions(misses))
+        values.insert(.phoneDeferred(try types(db, sql: "SELECT type FROM phone_deferred ORDER BY position")))
+        return values
+    }
+
+    static func type(_ name: String, _ table: String) throws -> ObjectType {
+        guard let type = ObjectType(name: name) else { throw RuntimeError("\(table).type: unknown type \(name)") }
+        return type
+    }
+
+    static func types(_ db: Database, sql: String) throws -> [ObjectType] {
+        try String.fetchAll(db, sql: sql).map { try type($0, "types") }
     }
 
     /// The app's `AppDefaults` (the phone's app, or a developer's watch app), in order.
@@ -126,144 +234,59 @@ enum StateTables {
         return defaults
     }
 
-    /// The hosted watch app's workout (`HostedWorkout.json`), one row.
-    static func hostedWorkoutRow(_ value: JSON) throws -> StateRows {
-        let key = "watch.hostedWorkout"
-        return .single("watch_hosted_workout", ["number", "activity", "state", "active_ms", "readings", "samples", "energy", "finished", "random_state",
-                                                "steady", "noise", "collecting", "collection_start_ms", "collection_end_ms", "active_since_ms", "start_ms"],
-                       value == .null ? nil : [
-                           try int(value, "number", key), try string(value, "activity", key), try int(value, "state", key),
-                           try int(value, "active", key), try int(value, "readings", key), try int(value, "samples", key),
-                           value["energy"]?.doubleValue ?? 0, value["finished"]?.boolValue ?? false, try int(value, "random", key),
-                           value["steady"]?.doubleValue ?? 0, value["noise"]?.doubleValue ?? 0,
-                           value["collecting"]?.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") },
-                           value["collectionStart"]?.intValue, value["collectionEnd"]?.intValue, value["activeSince"]?.intValue,
-                           value["startDate"]?.intValue,
-                       ])
+    static func readSession(_ db: Database) throws -> WorkoutSession? {
+        guard let session = try Row.fetchOne(db, sql: "SELECT * FROM watch_session") else { return nil }
+        let state: String = session["state"]
+        switch state {
+        case "idle": return WorkoutSession()
+        case "ended": return WorkoutSession(state: .ended)
+        default: break
+        }
+        let name: String = session["activity"]
+        guard let activity = Activity.named(name) else { throw RuntimeError("watch_session.activity: unknown activity \(name)") }
+        let segments = try Row.fetchAll(db, sql: "SELECT start_ms, end_ms FROM watch_session_segments ORDER BY position").map { segment in
+            WorkoutSession.Segment(start: EmulatedInstant(milliseconds: segment["start_ms"]),
+                                   end: (segment["end_ms"] as Int64?).map(EmulatedInstant.init(milliseconds:)))
+        }
+        let live = WorkoutSession.Live(activity: activity, exercises: try String.fetchAll(db, sql: "SELECT name FROM watch_session_exercises ORDER BY position"),
+                                       start: EmulatedInstant(milliseconds: session["start_ms"]), segments: segments, number: session["number"],
+                                       recovered: session["recovered"], hasBuilder: session["has_builder"])
+        switch state {
+        case "running": return WorkoutSession(state: .running(live))
+        case "paused": return WorkoutSession(state: .paused(live))
+        case "crashed": return WorkoutSession(state: .crashed(live, wasPaused: session["was_paused"] as Bool? ?? false))
+        default: throw RuntimeError("watch_session.state: unknown state \(state)")
+        }
     }
 
-    static func readHostedWorkout(_ db: Database) throws -> JSON? {
+    static func readHostedWorkout(_ db: Database) throws -> HostedWorkout.Snapshot? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM watch_hosted_workout") else { return nil }
-        var object: JSONObject = [
-            "number": .int(row["number"]), "activity": .string(row["activity"]), "state": .int(row["state"]), "active": .int(row["active_ms"]),
-            "readings": .int(row["readings"]), "samples": .int(row["samples"]), "energy": .double(row["energy"]),
-            "finished": .bool(row["finished"]), "random": .int(row["random_state"]), "steady": .double(row["steady"]),
-            "noise": .double(row["noise"]),
-        ]
-        if let collecting = row["collecting"] as String? {
-            object.append("collecting", .array(collecting.split(separator: ",").map { .string(String($0)) }))
+        guard let state = WorkoutSessionState(rawValue: Int(row["state"] as Int64)) else {
+            throw RuntimeError("watch_hosted_workout.state: not a session state")
         }
-        for (field, column) in [("collectionStart", "collection_start_ms"), ("collectionEnd", "collection_end_ms"),
-                                ("activeSince", "active_since_ms"), ("startDate", "start_ms")] {
-            if let value = row[column] as Int64? { object.append(field, .int(value)) }
-        }
-        return .object(object)
-    }
-
-    static func int(_ value: JSON, _ field: String, _ key: String) throws -> Int64 {
-        guard let number = value[field]?.intValue else { throw RuntimeError("state value \(key): \(field) is not an integer") }
-        return number
-    }
-
-    static func string(_ value: JSON, _ field: String, _ key: String) throws -> String {
-        guard let text = value[field]?.stringValue else { throw RuntimeError("state value \(key): \(field) is not a string") }
-        return text
-    }
-
-    // MARK: Reading
-
-    /// Every value that was written, as the model gave it.
-    static func read(_ db: Database) throws -> [String: JSON] {
-        var values: [String: JSON] = [:]
-        let row = try Row.fetchOne(db, sql: "SELECT * FROM node_state WHERE id = 1")!
-        for scalar in scalars where !((row[scalar.column] as DatabaseValue).isNull) {
-            values[scalar.key] = scalar.kind == .bool ? .bool(row[scalar.column]) : .int(row[scalar.column])
-        }
-        if let channels = try readSync(db) { values["sync"] = channels }
-        if let export = try readExport(db, nextExportAt: row["next_export_at"]) { values["cloudkit.export"] = export }
-        if let session = try Row.fetchOne(db, sql: "SELECT * FROM watch_session") {
-            var object: JSONObject = ["state": .string(session["state"])]
-            if let activity = session["activity"] as String? {
-                let exercises = try String.fetchAll(db, sql: "SELECT name FROM watch_session_exercises ORDER BY position")
-                let segments = try Row.fetchAll(db, sql: "SELECT start_ms, end_ms FROM watch_session_segments ORDER BY position").map { segment -> JSON in
-                    .array([.int(segment["start_ms"]), (segment["end_ms"] as Int64?).map(JSON.int) ?? .null])
-                }
-                object.append("live", .object([
-                    "activity": .string(activity), "exercises": .array(exercises.map(JSON.string)), "start": .int(session["start_ms"]),
-                    "number": .int(session["number"]), "recovered": .bool(session["recovered"]), "hasBuilder": .bool(session["has_builder"]),
-                    "segments": .array(segments),
-                ]))
+        let collecting = try (row["collecting"] as String?).map { list in
+            try list.split(separator: ",").map { name in
+                guard let type = SampleType(rawValue: String(name)) else { throw RuntimeError("watch_hosted_workout.collecting: unknown type \(name)") }
+                return type
             }
-            if let wasPaused = session["was_paused"] as Bool? { object.append("wasPaused", .bool(wasPaused)) }
-            values["watch.session"] = .object(object)
         }
-        if let plan = try Row.fetchOne(db, sql: "SELECT * FROM watch_plan") {
-            values["watch.plan"] = .object(integers(plan, [("remaining", "remaining"), ("every", "every_ms"), ("duration", "duration_ms"),
-                                                          ("nextAt", "next_at"), ("generated", "generated")]))
-        }
-        if let bulk = try Row.fetchOne(db, sql: "SELECT * FROM watch_bulk") {
-            var object: JSONObject = ["type": .string(bulk["type"])]
-            for (key, value) in integers(bulk, [("total", "total"), ("done", "done"), ("first", "first_ms"), ("span", "span_ms"),
-                                                ("random", "random_state")]).members { object.append(key, value) }
-            values["watch.bulk"] = .object(object)
-        }
-        if let job = try readImport(db) { values["watch.import"] = job }
-        if let sessions = try Int64.fetchOne(db, sql: "SELECT sessions FROM watch_hosted WHERE id = 1"), sessions > 0 {
-            values["watch.hostedSessions"] = .int(sessions)
-        }
-        if let workout = try readHostedWorkout(db) { values["watch.hostedWorkout"] = workout }
-        let partitions = try String.fetchAll(db, sql: "SELECT reason FROM watch_partitions ORDER BY reason")
-        if !partitions.isEmpty { values["watch.partitions"] = .array(partitions.map(JSON.string)) }
-        if let clock = try Row.fetchOne(db, sql: "SELECT * FROM device_clock WHERE id = 1") {
-            values[(clock["node"] as String) + ".clock"] = .object([
-                "offset": .int(clock["offset_ms"]), "drift": .double(clock["drift_ppm"]), "since": .int(clock["since_ms"]),
-                "timeZone": .string(clock["time_zone"]),
-            ])
-        }
-        if let wc = try readWatchConnectivity(db) { values["wc"] = wc }
-        if try Row.fetchOne(db, sql: "SELECT 1 FROM phone_app") == nil {
-            // The watch keeps a developer's watch app's `AppDefaults` in the same table.
-            let defaults = try readUserDefaults(db)
-            if !defaults.members.isEmpty { values["watch.appDefaults"] = .object(defaults) }
-        }
-        if let app = try Row.fetchOne(db, sql: "SELECT * FROM phone_app") {
-            let denied = try String.fetchAll(db, sql: "SELECT type FROM phone_denied ORDER BY rowid")
-            values["phone.app"] = .object([
-                "state": .string(app["state"]), "locked": .bool(app["locked"]), "frontmostAtLock": .bool(app["frontmost_at_lock"]),
-                "backgroundSince": (app["background_since"] as Int64?).map(JSON.int) ?? .null, "denied": .array(denied.map(JSON.string)),
-            ])
-            var delivery = JSONObject()
-            for entry in try Row.fetchAll(db, sql: "SELECT * FROM background_delivery ORDER BY position") {
-                delivery.append(entry["type"], .object([
-                    "frequency": .string(entry["frequency"]), "enabled": .bool(entry["enabled"]), "stopped": .bool(entry["stopped"]),
-                    "pending": .bool(entry["pending"]), "lastWakeAt": (entry["last_wake_at"] as Int64?).map(JSON.int) ?? .null,
-                    "misses": .int(entry["misses"]), "wakeAt": (entry["wake_at"] as Int64?).map(JSON.int) ?? .null,
-                ]))
-            }
-            values["phone.delivery"] = .object(delivery)
-            values["phone.defaults"] = .object(try readUserDefaults(db))
-            var misses = JSONObject()
-            for entry in try Row.fetchAll(db, sql: "SELECT type, count FROM phone_miss_completions ORDER BY position") {
-                misses.append(entry["type"], .int(entry["count"]))
-            }
-            values["phone.missCompletions"] = .object(misses)
-            values["phone.deferred"] = .array(try String.fetchAll(db, sql: "SELECT type FROM phone_deferred ORDER BY position").map(JSON.string))
-        }
-        return values
+        func instant(_ column: String) -> EmulatedInstant? { (row[column] as Int64?).map(EmulatedInstant.init(milliseconds:)) }
+        return HostedWorkout.Snapshot(
+            number: row["number"], activity: row["activity"], state: state, collecting: collecting, collectionStart: instant("collection_start_ms"),
+            collectionEnd: instant("collection_end_ms"), active: .milliseconds(row["active_ms"]), activeSince: instant("active_since_ms"),
+            readings: row["readings"], samples: Int(row["samples"] as Int64), energy: row["energy"], finished: row["finished"],
+            startDate: instant("start_ms"), random: UInt64(bitPattern: row["random_state"]), steady: row["steady"], noise: row["noise"])
     }
 
-    /// Integer columns as members `key` (in this order).
-    static func integers(_ row: Row, _ fields: [(key: String, column: String)]) -> JSONObject {
-        var object = JSONObject()
-        for field in fields { object.append(field.key, .int(row[field.column])) }
-        return object
-    }
-
-    static func readExport(_ db: Database, nextExportAt: Int64?) throws -> JSON? {
+    static func readExport(_ db: Database, nextExportAt: Int64?) throws -> CloudKitExporter.Snapshot? {
         let saved = try QueuedRecordRow.filter(Column("queue") == QueuedRecordRow.Queue.export.rawValue).order(Column("seq")).fetchAll(db)
         let deleted = try String.fetchAll(db, sql: "SELECT id FROM export_deletions ORDER BY seq")
         guard !saved.isEmpty || !deleted.isEmpty || nextExportAt != nil else { return nil }
-        return .object(["saved": .array(try saved.map { try $0.record("queued_records").json }), "deleted": .array(deleted.map(JSON.string)),
-                        "nextExportAt": nextExportAt.map(JSON.int) ?? .null])
+        return CloudKitExporter.Snapshot(
+            pending: RecordsBatch(saved: try saved.map { try $0.record("queued_records") }, deleted: try deleted.map { text in
+                guard let id = UUID(text: text) else { throw RuntimeError("export_deletions.id: not a UUID: \(text.prefix(40))") }
+                return id
+            }),
+            nextExportAt: nextExportAt.map(EmulatedInstant.init(milliseconds:)))
     }
 }

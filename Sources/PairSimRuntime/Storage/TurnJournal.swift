@@ -178,13 +178,13 @@ final class TurnJournal {
     struct Entry {
         var turn: UInt64
         var operations: [PersistOp]
-        var values: [String: JSON]
+        var values: NodeValues
 
         enum Tag: UInt8 { case putSamples = 1, outboxPut, outboxRemove, purgeTombstones }
 
         /// The turn's entry, or nil when it holds an operation the journal does not carry (those
         /// turns are rare and go to SQLite directly) or is larger than `maxEntryBytes`.
-        static func encode(turn: UInt64, salt: UInt64 = 0, operations: [PersistOp], values: [String: JSON]) -> [UInt8]? {
+        static func encode(turn: UInt64, salt: UInt64 = 0, operations: [PersistOp], values: NodeValues) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: TurnJournal.headerBytes)
             out.reserveCapacity(512)
             put(UInt32(operations.count), &out)
@@ -222,9 +222,9 @@ final class TurnJournal {
                 guard out.count - TurnJournal.headerBytes <= TurnJournal.maxEntryBytes else { return nil }
             }
             put(UInt32(values.count), &out)
-            for (key, value) in values {
-                put(bytes: Array(key.utf8), &out)
-                put(json: value, &out)
+            for value in values {
+                put(bytes: Array(value.key.name.utf8), &out)
+                put(json: value.json, &out)
             }
             let length = out.count - TurnJournal.headerBytes
             guard length <= TurnJournal.maxEntryBytes else { return nil }
@@ -242,7 +242,7 @@ final class TurnJournal {
         init(reading reader: inout Reader, turn: UInt64, end: Int) throws {
             self.turn = turn
             operations = []
-            values = [:]
+            values = NodeValues()
             for _ in 0..<(try reader.u32()) {
                 let tag = try reader.byte()
                 switch Tag(rawValue: tag) {
@@ -277,8 +277,11 @@ final class TurnJournal {
                 }
             }
             for _ in 0..<(try reader.u32()) {
-                let key = String(decoding: try reader.bytes(), as: UTF8.self)
-                values[key] = try reader.json()
+                let name = String(decoding: try reader.bytes(), as: UTF8.self)
+                guard let key = NodeValue.Key(name: name) else { throw reader.error("turn \(turn): unknown state value \(name.prefix(40))") }
+                do { values.insert(try NodeValue(key, json: try reader.json())) } catch let error as DecodeError {
+                    throw reader.error("turn \(turn): \(error)")
+                }
             }
             guard reader.offset == end else { throw reader.error("turn \(turn): \(end - reader.offset) bytes left over") }
         }

@@ -43,16 +43,37 @@ public struct CloudKitExporter: Hashable, Sendable {
         return pending
     }
 
-    /// The pending batch as persisted state.
+    /// What a restart keeps: the pending batch and when it leaves (R: K7).
+    public struct Snapshot: Hashable, Sendable {
+        public var pending: RecordsBatch
+        public var nextExportAt: EmulatedInstant?
+
+        public init(pending: RecordsBatch, nextExportAt: EmulatedInstant?) {
+            self.pending = pending
+            self.nextExportAt = nextExportAt
+        }
+    }
+
+    public var snapshot: Snapshot { Snapshot(pending: pending, nextExportAt: nextExportAt) }
+
+    /// Restores the pending batch.
+    public mutating func restore(_ snapshot: Snapshot) {
+        pending = snapshot.pending
+        nextExportAt = snapshot.nextExportAt
+    }
+}
+
+extension CloudKitExporter.Snapshot {
+    /// The turn journal's spelling.
     public var json: JSON {
         .object(["saved": .array(pending.saved.map(\.json)), "deleted": .array(pending.deleted.map { .string($0.text) }),
                  "nextExportAt": nextExportAt.map { .int($0.milliseconds) } ?? .null])
     }
 
-    /// Restores the pending batch.
-    public mutating func restore(_ json: JSON) throws(DecodeError) {
+    public init(json: JSON) throws(DecodeError) {
         guard let object = json.objectValue else { throw DecodeError(path: "cloudkit.export", reason: "expected an object") }
-        pending = try RecordsBatch(persisted: object)
-        nextExportAt = json["nextExportAt"]?.intValue.map(EmulatedInstant.init(milliseconds:))
+        let reader = FieldReader(object, path: "cloudkit.export")
+        self.init(pending: try RecordsBatch(persisted: object),
+                  nextExportAt: reader.has("nextExportAt") ? try reader.instant("nextExportAt") : nil)
     }
 }

@@ -4,66 +4,101 @@ import Foundation
 /// container (persisted change by change through `PersistOp`): the app's process state, the
 /// HealthKit daemon's delivery state, and the app's user defaults.
 extension PhonePlatform {
-    public func persistentValues() -> [String: JSON] { values(.all) }
+    public func persistentValues() -> NodeValues { values(.all) }
 
     /// The values that may have changed since this last ran (R: K1): building and comparing all of
     /// them was ~30 µs of the phone's one-sample turn, before its acknowledgement could leave.
-    public mutating func changedValues() -> [String: JSON] {
+    public mutating func changedValues() -> NodeValues {
         defer { touched = [] }
         return values(touched.union([.store, .sync, .wc]))
     }
 
-    func values(_ keys: PhoneValues) -> [String: JSON] {
-        var values: [String: JSON] = [:]
-        if keys.contains(.store) { values["store.anchor"] = .int(store.anchor) }
-        if keys.contains(.sync) { values["sync"] = sync.json }
+    func values(_ keys: PhoneValues) -> NodeValues {
+        var values = NodeValues()
+        if keys.contains(.store) { values.insert(.storeAnchor(store.anchor)) }
+        if keys.contains(.sync) { values.insert(.sync(sync.snapshot)) }
         if keys.contains(.app) {
-            values["phone.app"] = .object([
-                "state": .string(app.rawValue), "locked": .bool(locked), "frontmostAtLock": .bool(frontmostAtLock),
-                "backgroundSince": backgroundSince.map { .int($0.milliseconds) } ?? .null,
-                "denied": .array(denied.sorted().map { .string($0.name) }),
-            ])
+            values.insert(.phoneApp(PhoneAppSnapshot(state: app, locked: locked, frontmostAtLock: frontmostAtLock,
+                                                     backgroundSince: backgroundSince, denied: denied.sorted())))
         }
-        if keys.contains(.delivery) { values["phone.delivery"] = delivery.json }
-        if keys.contains(.defaults) { values["phone.defaults"] = .object(defaults) }
-        if keys.contains(.saveFailures) { values["phone.saveFailures"] = .int(Int64(saveFailures)) }
-        if keys.contains(.missCompletions) {
-            var missesJSON = JSONObject()
-            for type in ObjectType.all where missCompletions[type] != nil { missesJSON.append(type.name, .int(Int64(missCompletions[type]!))) }
-            values["phone.missCompletions"] = .object(missesJSON)
-        }
-        if keys.contains(.deferred) { values["phone.deferred"] = .array(deferredUntilUnlock.map { .string($0.name) }) }
-        if keys.contains(.uuids) { values["phone.uuids"] = .int(Int64(bitPattern: uuids.random.state)) }
-        if keys.contains(.export) { values["cloudkit.export"] = exporter.json }
-        if keys.contains(.wc) { values["wc"] = wc.json }
-        if keys.contains(.clock) { values["phone.clock"] = time.clock.json }
+        if keys.contains(.delivery) { values.insert(.phoneDelivery(delivery.snapshot)) }
+        if keys.contains(.defaults) { values.insert(.phoneDefaults(defaults)) }
+        if keys.contains(.saveFailures) { values.insert(.phoneSaveFailures(Int64(saveFailures))) }
+        if keys.contains(.missCompletions) { values.insert(.phoneMissCompletions(missCompletions)) }
+        if keys.contains(.deferred) { values.insert(.phoneDeferred(deferredUntilUnlock)) }
+        if keys.contains(.uuids) { values.insert(.phoneUUIDs(uuids.random.state)) }
+        if keys.contains(.export) { values.insert(.cloudKitExport(exporter.snapshot)) }
+        if keys.contains(.wc) { values.insert(.watchConnectivity(wc.snapshot)) }
+        if keys.contains(.clock) { values.insert(.phoneClock(time.clock)) }
         return values
     }
 
     public mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
         try state.restore(store: &store, records: &records, sync: &sync, now: now)
-        let values = state.values
         restored = !state.isEmpty
-        if let appState = values["phone.app"] {
-            app = appState["state"]?.stringValue.flatMap(AppState.init(rawValue:)) ?? app
-            locked = appState["locked"]?.boolValue ?? false
-            frontmostAtLock = appState["frontmostAtLock"]?.boolValue ?? false
-            backgroundSince = appState["backgroundSince"]?.intValue.map(EmulatedInstant.init(milliseconds:))
-            denied = Set((appState["denied"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) })
-        }
-        if let json = values["phone.delivery"] { delivery.restore(json: json) }
-        defaults = values["phone.defaults"]?.objectValue ?? JSONObject()
-        if let count = values["phone.saveFailures"]?.intValue { saveFailures = Int(count) }
-        for member in values["phone.missCompletions"]?.objectValue?.members ?? [] {
-            if let type = ObjectType(name: member.key), let count = member.value.intValue { missCompletions[type] = Int(count) }
-        }
         lockBuffer = state.held
-        deferredUntilUnlock = (values["phone.deferred"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }
         container = state.waiting
-        if let json = values["wc"] { try wc.restore(json: json) }
-        if let state = values["phone.uuids"]?.intValue { uuids.random.state = UInt64(bitPattern: state) }
-        if let export = values["cloudkit.export"] { try exporter.restore(export) }
-        if let clock = values["phone.clock"] { time.restore(try DeviceClock(json: clock, path: "phone.clock"), now: now) }
+        for value in state.values {
+            switch value {
+            case .storeAnchor, .sync: break // with the stores, above
+            case .watchConnectivity(let snapshot): wc.restore(snapshot)
+            case .cloudKitExport(let snapshot): exporter.restore(snapshot)
+            case .phoneApp(let snapshot):
+                app = snapshot.state
+                locked = snapshot.locked
+                frontmostAtLock = snapshot.frontmostAtLock
+                backgroundSince = snapshot.backgroundSince
+                denied = Set(snapshot.denied)
+            case .phoneDelivery(let snapshot): delivery.restore(snapshot)
+            case .phoneDefaults(let kept): defaults = kept
+            case .phoneSaveFailures(let count): saveFailures = Int(count)
+            case .phoneMissCompletions(let misses): missCompletions = misses
+            case .phoneDeferred(let types): deferredUntilUnlock = types
+            case .phoneUUIDs(let random): uuids.random.state = random
+            case .phoneClock(let clock): time.restore(clock, now: now)
+            case .watchSession, .watchHostedWorkout, .watchHostedSessions, .watchSessionCount, .watchRestingCount, .watchNextRestingAt,
+                 .watchFailNextFinish, .watchAppDefaults, .watchClock, .watchPartitions, .watchUUIDs, .watchPlan, .watchBulk, .watchImport:
+                throw DecodeError(path: value.key.name, reason: "a watch's value in the phone's state")
+            }
+        }
+    }
+}
+
+/// The phone app's process state as a restart keeps it (R: L1, K7).
+public struct PhoneAppSnapshot: Hashable, Sendable {
+    public var state: AppState
+    public var locked: Bool
+    public var frontmostAtLock: Bool
+    public var backgroundSince: EmulatedInstant?
+    /// The types the user denied the app, in order.
+    public var denied: [ObjectType]
+
+    public init(state: AppState, locked: Bool, frontmostAtLock: Bool, backgroundSince: EmulatedInstant?, denied: [ObjectType]) {
+        self.state = state
+        self.locked = locked
+        self.frontmostAtLock = frontmostAtLock
+        self.backgroundSince = backgroundSince
+        self.denied = denied
+    }
+
+    /// The turn journal's spelling.
+    public var json: JSON {
+        .object(["state": .string(state.rawValue), "locked": .bool(locked), "frontmostAtLock": .bool(frontmostAtLock),
+                 "backgroundSince": backgroundSince.map { .int($0.milliseconds) } ?? .null, "denied": .array(denied.map { .string($0.name) })])
+    }
+
+    public init(json: JSON) throws(DecodeError) {
+        guard let object = json.objectValue else { throw DecodeError(path: "phone.app", reason: "expected an object") }
+        let reader = FieldReader(object, path: "phone.app")
+        let name = try reader.string("state")
+        guard let state = AppState(rawValue: name) else { throw DecodeError(path: "phone.app.state", reason: "unknown app state \(name)") }
+        var denied: [ObjectType] = []
+        for item in try reader.array("denied", limit: ObjectType.all.count) {
+            guard let type = item.stringValue.flatMap(ObjectType.init(name:)) else { throw DecodeError(path: "phone.app.denied", reason: "not a type") }
+            denied.append(type)
+        }
+        self.init(state: state, locked: try reader.bool("locked"), frontmostAtLock: try reader.bool("frontmostAtLock"),
+                  backgroundSince: reader.has("backgroundSince") ? try reader.instant("backgroundSince") : nil, denied: denied)
     }
 }
 

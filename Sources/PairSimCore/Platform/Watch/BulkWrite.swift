@@ -7,7 +7,7 @@ public struct BulkWrite: Hashable, Sendable {
     public var done = 0
     public var first: EmulatedInstant
     public var span: EmulatedDuration
-    var random: SplitMix64
+    package var random: SplitMix64
 
     public var json: JSON {
         .object(["type": .string(type.rawValue), "total": .int(Int64(total)), "done": .int(Int64(done)),

@@ -191,7 +191,7 @@ public struct HealthImportJob: Hashable, Sendable {
                  "saved": .int(Int64(saved)), "ignored": .int(Int64(ignored)), "stops": .int(Int64(stops)), "stoppedAt": .int(Int64(stoppedAt))])
     }
 
-    init(request: HealthImportRequest, fingerprint: String) {
+    package init(request: HealthImportRequest, fingerprint: String) {
         self.request = request
         self.fingerprint = fingerprint
     }

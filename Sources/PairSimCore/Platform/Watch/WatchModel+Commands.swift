@@ -152,8 +152,9 @@ extension WatchModel {
     }
 
     mutating func partition(_ verb: String, now: EmulatedInstant) -> CommandResult {
-        let reason = verb == "out-of-range" || verb == "in-range" ? "out-of-range" : "offline"
-        let channels = Self.partitionChannels(reason)
+        let partition: WatchPartition = verb == "out-of-range" || verb == "in-range" ? .outOfRange : .offline
+        let reason = partition.rawValue
+        let channels = Self.partitionChannels(partition)
         let on = verb == "out-of-range" || verb == "offline"
         var actions: [NodeAction] = []
         var changed: [Channel] = []

@@ -14,6 +14,17 @@ public struct WorkoutSession: Hashable, Sendable {
         /// False when recovery lost the workout builder: finishing yields no HKWorkout.
         public var hasBuilder = true
 
+        package init(activity: Activity, exercises: [String], start: EmulatedInstant, segments: [Segment], number: Int64,
+                     recovered: Bool = false, hasBuilder: Bool = true) {
+            self.activity = activity
+            self.exercises = exercises
+            self.start = start
+            self.segments = segments
+            self.number = number
+            self.recovered = recovered
+            self.hasBuilder = hasBuilder
+        }
+
         /// Active time so far (pauses and crash gaps excluded); an open segment runs to `now`.
         public func activeDuration(at now: EmulatedInstant) -> EmulatedDuration {
             segments.reduce(EmulatedDuration.zero) { $0 + (($1.end ?? now) - $1.start) }
@@ -24,6 +35,11 @@ public struct WorkoutSession: Hashable, Sendable {
     public struct Segment: Hashable, Sendable {
         public var start: EmulatedInstant
         public var end: EmulatedInstant?
+
+        package init(start: EmulatedInstant, end: EmulatedInstant?) {
+            self.start = start
+            self.end = end
+        }
     }
 
     /// What a finished session leaves behind.
@@ -47,6 +63,9 @@ public struct WorkoutSession: Hashable, Sendable {
     public internal(set) var state: State = .idle
 
     public init() {}
+
+    /// A session in `state` (what a restart reads back).
+    package init(state: State) { self.state = state }
 
     /// The state's name for events and `status`: idle, running, paused, crashed, ended.
     public var stateName: String {

@@ -55,6 +55,17 @@ public struct WCTransfer: Hashable, Sendable {
     /// The app's handle for it (this process only; not kept across a restart).
     public var appID: Int? = nil
 
+    package init(id: String, kind: MessageKind, payload: JSONObject, file: WCFile?, createdAt: EmulatedInstant, stage: Stage = .queued,
+                 appID: Int? = nil) {
+        self.id = id
+        self.kind = kind
+        self.payload = payload
+        self.file = file
+        self.createdAt = createdAt
+        self.stage = stage
+        self.appID = appID
+    }
+
     /// Where a transfer is: only the queue's head leaves the queue, stalled first or not.
     public enum Stage: Hashable, Sendable {
         /// In the queue (a head in this stage has not yet drawn for a stall).
@@ -98,6 +109,19 @@ public struct WCReceived: Hashable, Sendable {
     public var seq: UInt64
     /// A `sendMessageData` message: `payload` is `{"data": base64}`.
     public var isData = false
+
+    package init(kind: MessageKind, id: String, payload: JSONObject, file: WCFile?, wantsReply: Bool, sentAt: EmulatedInstant, stream: String,
+                 seq: UInt64, isData: Bool = false) {
+        self.kind = kind
+        self.id = id
+        self.payload = payload
+        self.file = file
+        self.wantsReply = wantsReply
+        self.sentAt = sentAt
+        self.stream = stream
+        self.seq = seq
+        self.isData = isData
+    }
 }
 
 /// A `sendMessage` waiting for its reply (or acknowledgement).
