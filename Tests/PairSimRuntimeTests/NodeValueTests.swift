@@ -120,5 +120,15 @@ struct NodeValueTests {
         // A member missing is an error, not a default.
         let wc = #expect(throws: DecodeError.self) { try NodeValue(.watchConnectivity, json: .object(["foreground": true])) }
         #expect(wc?.path.hasPrefix("wc.") == true, "\(String(describing: wc))")
+        let bulk = #expect(throws: DecodeError.self) {
+            try NodeValue(.watchBulk, json: .object(["type": "heartRate", "total": 10, "first": 0, "span": 60_000, "random": 3]))
+        }
+        #expect(bulk?.path == "watch.bulk.done", "\(String(describing: bulk))")
+        let job = #expect(throws: DecodeError.self) {
+            try NodeValue(.watchImport, json: .object(["request": .object(["path": "e.xml", "types": ["heartRate", "unicorns"], "skipInvalid": false]),
+                                                       "phase": "checking", "done": 0, "total": 0, "fingerprint": "f", "saved": 0, "ignored": 0,
+                                                       "stops": 0, "stoppedAt": -1]))
+        }
+        #expect(job?.path == "watch.import.request.types" && job?.reason.contains("unicorns") == true, "\(String(describing: job))")
     }
 }

@@ -166,11 +166,6 @@ extension NodeValue {
             }
         }
         func optional<T>(_ read: (JSON) throws(DecodeError) -> T) throws(DecodeError) -> T? { json == .null ? nil : try read(json) }
-        func failable<T>(_ make: (JSON) -> T?) throws(DecodeError) -> T? {
-            guard json != .null else { return nil }
-            guard let value = make(json) else { throw DecodeError(path: path, reason: "a member is missing or mistyped") }
-            return value
-        }
         switch key {
         case .storeAnchor: self = .storeAnchor(try int(min: 0))
         case .sync: self = .sync(try SyncEngine.Snapshot(json: json))
@@ -193,9 +188,9 @@ extension NodeValue {
                 return reason
             })
         case .watchUUIDs: self = .watchUUIDs(UInt64(bitPattern: try int()))
-        case .watchPlan: self = .watchPlan(try failable(WorkoutPlan.init(json:)))
-        case .watchBulk: self = .watchBulk(try failable(BulkWrite.init(json:)))
-        case .watchImport: self = .watchImport(try failable(HealthImportJob.init(json:)))
+        case .watchPlan: self = .watchPlan(try optional { (json) throws(DecodeError) in try WorkoutPlan(json: json) })
+        case .watchBulk: self = .watchBulk(try optional { (json) throws(DecodeError) in try BulkWrite(json: json) })
+        case .watchImport: self = .watchImport(try optional { (json) throws(DecodeError) in try HealthImportJob(json: json) })
         case .phoneApp: self = .phoneApp(try PhoneAppSnapshot(json: json))
         case .phoneDelivery: self = .phoneDelivery(try BackgroundDelivery.Snapshot(json: json))
         case .phoneDefaults: self = .phoneDefaults(try object())

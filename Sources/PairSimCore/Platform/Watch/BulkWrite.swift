@@ -23,13 +23,17 @@ public struct BulkWrite: Hashable, Sendable {
         random = SplitMix64(seed: seed)
     }
 
-    public init?(json: JSON) {
-        guard let name = json["type"]?.stringValue, let type = SampleType(rawValue: name), let total = json["total"]?.intValue,
-              let done = json["done"]?.intValue, let first = json["first"]?.intValue, let span = json["span"]?.intValue,
-              let state = json["random"]?.intValue else { return nil }
-        self.init(type: type, total: Int(total), first: EmulatedInstant(milliseconds: first), span: .milliseconds(span), seed: 0)
-        self.done = Int(done)
-        random.state = UInt64(bitPattern: state)
+    /// The job the turn journal spelled as `json`; a member missing or out of range is an error naming it.
+    public init(json: JSON) throws(DecodeError) {
+        guard let object = json.objectValue else { throw DecodeError(path: "watch.bulk", reason: "expected an object") }
+        let r = FieldReader(object, path: "watch.bulk")
+        let name = try r.string("type")
+        guard let type = SampleType(rawValue: name) else { throw DecodeError(path: "watch.bulk.type", reason: "unknown sample type \(name)") }
+        let total = try r.int("total", min: 0, max: Int64(Int32.max))
+        self.init(type: type, total: Int(total), first: EmulatedInstant(milliseconds: try r.int("first", min: -FieldReader.maxTime, max: FieldReader.maxTime)),
+                  span: .milliseconds(try r.int("span", min: 0, max: FieldReader.maxTime)), seed: 0)
+        done = Int(try r.int("done", min: 0, max: total))
+        random.state = UInt64(bitPattern: try r.int("random"))
     }
 
     /// The next `count` samples' times and values.

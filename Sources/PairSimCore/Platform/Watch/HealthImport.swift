@@ -62,11 +62,21 @@ public struct HealthImportRequest: Hashable, Sendable {
                  "types": types.map { .array($0.sorted().map { .string($0.shortName) }) } ?? .null, "skipInvalid": .bool(skipInvalid)])
     }
 
-    public init?(json: JSON) {
-        guard let path = json["path"]?.stringValue else { return nil }
-        let types = json["types"]?.arrayValue.map { Set($0.compactMap { $0.stringValue.flatMap(ObjectType.init(name:)) }) }
-        self.init(path: path, since: json["since"]?.stringValue, until: json["until"]?.stringValue, types: types,
-                  skipInvalid: json["skipInvalid"]?.boolValue ?? false)
+    /// The request the turn journal spelled as `json`; a member missing or mistyped is an error naming it.
+    public init(json: JSON) throws(DecodeError) {
+        guard let object = json.objectValue else { throw DecodeError(path: "watch.import.request", reason: "expected an object") }
+        let r = FieldReader(object, path: "watch.import.request")
+        var types: Set<ObjectType>?
+        if r.has("types") {
+            types = Set(try r.array("types", limit: ObjectType.all.count).map { (item: JSON) throws(DecodeError) -> ObjectType in
+                guard let type = item.stringValue.flatMap(ObjectType.init(name:)) else {
+                    throw DecodeError(path: "watch.import.request.types", reason: "not a type: \(JSONWriter.string(item).prefix(40))")
+                }
+                return type
+            })
+        }
+        self.init(path: try r.string("path"), since: try r.optionalString("since"), until: try r.optionalString("until"), types: types,
+                  skipInvalid: try r.bool("skipInvalid"))
     }
 }
 
@@ -196,20 +206,23 @@ public struct HealthImportJob: Hashable, Sendable {
         self.fingerprint = fingerprint
     }
 
-    public init?(json: JSON) {
-        guard let request = json["request"].flatMap(HealthImportRequest.init(json:)),
-              let phase = json["phase"]?.stringValue.flatMap(Phase.init(rawValue:)), let done = json["done"]?.intValue,
-              let total = json["total"]?.intValue, let fingerprint = json["fingerprint"]?.stringValue else { return nil }
-        self.init(request: request, fingerprint: fingerprint)
+    /// The job the turn journal spelled as `json`; a member missing or out of range is an error naming it.
+    public init(json: JSON) throws(DecodeError) {
+        guard let object = json.objectValue else { throw DecodeError(path: "watch.import", reason: "expected an object") }
+        let r = FieldReader(object, path: "watch.import")
+        self.init(request: try HealthImportRequest(json: try r.required("request")), fingerprint: try r.string("fingerprint"))
+        let name = try r.string("phase")
+        guard let phase = Phase(rawValue: name) else { throw DecodeError(path: "watch.import.phase", reason: "unknown phase \(name)") }
         self.phase = phase
-        self.done = Int(done)
-        self.total = Int(total)
-        base = json["base"]?.intValue
-        firstDay = json["firstDay"]?.stringValue
-        saved = Int(json["saved"]?.intValue ?? 0)
-        ignored = Int(json["ignored"]?.intValue ?? 0)
-        stops = Int(json["stops"]?.intValue ?? 0)
-        stoppedAt = Int(json["stoppedAt"]?.intValue ?? -1)
+        let count = Int64(Int32.max)
+        done = Int(try r.int("done", min: 0, max: count))
+        total = Int(try r.int("total", min: 0, max: count))
+        base = r.has("base") ? try r.int("base") : nil
+        firstDay = try r.optionalString("firstDay")
+        saved = Int(try r.int("saved", min: 0, max: count))
+        ignored = Int(try r.int("ignored", min: 0, max: count))
+        stops = Int(try r.int("stops", min: 0, max: count))
+        stoppedAt = Int(try r.int("stoppedAt", min: -1, max: count))
     }
 
     var progressJSON: JSON {

@@ -21,12 +21,14 @@ public struct WorkoutPlan: Hashable, Sendable {
         self.nextAt = nextAt
     }
 
-    public init?(json: JSON) {
-        guard let remaining = json["remaining"]?.intValue, let every = json["every"]?.intValue,
-              let duration = json["duration"]?.intValue, let nextAt = json["nextAt"]?.intValue else { return nil }
-        self.init(remaining: Int(remaining), every: .milliseconds(every), duration: .milliseconds(duration),
-                  nextAt: EmulatedInstant(milliseconds: nextAt))
-        generated = Int(json["generated"]?.intValue ?? 0)
+    /// The plan the turn journal spelled as `json`; a member missing or out of range is an error naming it.
+    public init(json: JSON) throws(DecodeError) {
+        guard let object = json.objectValue else { throw DecodeError(path: "watch.plan", reason: "expected an object") }
+        let r = FieldReader(object, path: "watch.plan")
+        let count = Int64(Int32.max)
+        self.init(remaining: Int(try r.int("remaining", min: 0, max: count)), every: .milliseconds(try r.int("every", min: 0, max: FieldReader.maxTime)),
+                  duration: .milliseconds(try r.int("duration", min: 0, max: FieldReader.maxTime)), nextAt: EmulatedInstant(milliseconds: try r.int("nextAt", min: -FieldReader.maxTime, max: FieldReader.maxTime)))
+        generated = Int(try r.int("generated", min: 0, max: count))
     }
 }
 
