@@ -13,13 +13,13 @@ public enum NodeValue: Equatable, Sendable {
     /// The sync engine's streams, sequence counters and receive windows.
     case sync(SyncEngine.Snapshot)
     /// The WatchConnectivity session's queues, context and flags.
-    case watchConnectivity(WCSessionCore.Snapshot)
+    indirect case watchConnectivity(WCSessionCore.Snapshot)
     /// The CloudKit record changes waiting for the next export.
     case cloudKitExport(CloudKitExporter.Snapshot)
     // The watch
-    case watchSession(WorkoutSession)
+    indirect case watchSession(WorkoutSession)
     /// A developer's watch app's workout session (nil: none).
-    case watchHostedWorkout(HostedWorkout.Snapshot?)
+    indirect case watchHostedWorkout(HostedWorkout.Snapshot?)
     case watchHostedSessions(Int64)
     case watchSessionCount(Int64)
     case watchRestingCount(Int64)
@@ -33,7 +33,7 @@ public enum NodeValue: Equatable, Sendable {
     case watchUUIDs(UInt64)
     case watchPlan(WorkoutPlan?)
     case watchBulk(BulkWrite?)
-    case watchImport(HealthImportJob?)
+    indirect case watchImport(HealthImportJob?)
     // The phone
     case phoneApp(PhoneAppSnapshot)
     case phoneDelivery(BackgroundDelivery.Snapshot)
@@ -236,10 +236,11 @@ extension NodeValue {
 // MARK: A set of values
 
 /// A model's values, at most one per key, in key order: all of them (`persistentValues()`), or
-/// those a turn changed (`changedValues()`), or what a storage read back.
+/// those a turn changed (`changedValues()`), or what a storage read back. Kept as a short sorted
+/// list: a turn's changed values are three to six, and the largest cases are boxed (`indirect`),
+/// so a set costs one small allocation rather than a slot for each of the 26 keys.
 public struct NodeValues: Equatable, Sendable, Sequence, ExpressibleByArrayLiteral {
-    private var slots: [NodeValue?] = Array(repeating: nil, count: NodeValue.Key.allCases.count)
-    public private(set) var count = 0
+    private var values: [NodeValue] = []
 
     public init() {}
 
@@ -249,14 +250,21 @@ public struct NodeValues: Equatable, Sendable, Sequence, ExpressibleByArrayLiter
 
     public init(arrayLiteral values: NodeValue...) { self.init(values) }
 
-    public var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { values.isEmpty }
+    public var count: Int { values.count }
 
     public subscript(key: NodeValue.Key) -> NodeValue? {
-        get { slots[key.rawValue] }
+        get { values.first { $0.key == key } }
         set {
             precondition(newValue.map { $0.key == key } ?? true, "Invalid value: a \(newValue!.key.name) value under \(key.name)")
-            count += (newValue != nil ? 1 : 0) - (slots[key.rawValue] != nil ? 1 : 0)
-            slots[key.rawValue] = newValue
+            let index = values.firstIndex { $0.key >= key } ?? values.endIndex
+            let present = index < values.endIndex && values[index].key == key
+            switch (newValue, present) {
+            case (let value?, true): values[index] = value
+            case (let value?, false): values.insert(value, at: index)
+            case (nil, true): values.remove(at: index)
+            case (nil, false): break
+            }
         }
     }
 
@@ -268,9 +276,7 @@ public struct NodeValues: Equatable, Sendable, Sequence, ExpressibleByArrayLiter
         for value in newer { insert(value) }
     }
 
-    public var keys: [NodeValue.Key] { compactMap { $0.key } }
+    public var keys: [NodeValue.Key] { values.map(\.key) }
 
-    public func makeIterator() -> some IteratorProtocol<NodeValue> {
-        slots.lazy.compactMap { $0 }.makeIterator()
-    }
+    public func makeIterator() -> IndexingIterator<[NodeValue]> { values.makeIterator() }
 }
