@@ -131,4 +131,30 @@ struct NodeValueTests {
         }
         #expect(job?.path == "watch.import.request.types" && job?.reason.contains("unicorns") == true, "\(String(describing: job))")
     }
+
+    @Test("whatever the commands and the app can write reads back: far-off plans and dates, and a message sent as data (schema v11)")  // R: K7, X1
+    func extremesRoundTrip() throws {
+        let path = SQLiteStorageTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let storage = try SQLiteStorage(path: path)
+        // `generate-workouts 1 --every 20000000d --first 14000000d`: durations parse up to ~9e15 ms.
+        var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1")
+        _ = watch.start(now: .zero)
+        #expect(watch.handle(commandText: "generate-workouts 1 --every 20000000d --duration 1h --first 14000000d", now: .zero).ok)
+        guard case .watchPlan(let plan?)? = watch.persistentValues()[.watchPlan] else {
+            Issue.record("no plan kept")
+            return
+        }
+        #expect(plan.every == .milliseconds(20_000_000 * 86_400_000))
+        // An app's session dated far ahead and before the emulation's zero.
+        let hosted = HostedWorkout.Snapshot(number: 1, activity: "running", state: .running, collecting: [.heartRate], collectionStart: EmulatedInstant(milliseconds: -5_000),
+                                            collectionEnd: nil, active: .zero, activeSince: EmulatedInstant(milliseconds: 2_000_000_000_000_000),
+                                            readings: 0, samples: 0, energy: 0, finished: false, startDate: EmulatedInstant(milliseconds: 2_000_000_000_000_000),
+                                            random: 9, steady: 120, noise: 0)
+        // A `sendMessageData` message waiting for the watch app.
+        var session = WCSessionCore.Snapshot()
+        session.inbox = [WCReceived(kind: .message, id: "m-1", payload: ["data": "AAEC"], file: nil, wantsReply: false, sentAt: .zero + .seconds(3),
+                                    stream: "p.wc", seq: 1, isData: true)]
+        try Self.expectRoundTrips([.watchPlan(plan), .watchHostedWorkout(hosted), .watchConnectivity(session)], storage, "extremes")
+    }
 }

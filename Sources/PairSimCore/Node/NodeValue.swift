@@ -3,7 +3,7 @@
 /// what belongs to one process only (an app's handles, a timer not yet due) — so two values are
 /// equal exactly when a restarted node would restore the same model from either.
 ///
-/// A storage keeps each case in tables of its own (`StateTables`, schema v10) and the turn journal
+/// A storage keeps each case in tables of its own (`StateTables`, schema v11) and the turn journal
 /// in the JSON spelling of `json`, under the case's `Key.name`; both read back only these cases,
 /// and anything else is an error naming the value.
 public enum NodeValue: Equatable, Sendable {

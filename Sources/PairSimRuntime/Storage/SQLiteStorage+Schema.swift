@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v10"
+    static let schemaVersion = "v11"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -94,6 +94,11 @@ extension SQLiteStorage {
         // journal starts again, so no entry left from before can pass for a current one (R: K8).
         migrator.registerMigration("v10") { db in
             try db.execute(sql: "ALTER TABLE journal_mark ADD COLUMN salt INTEGER NOT NULL DEFAULT 0")
+        }
+        // v11: whether a message waiting for the app was sent with `sendMessageData` (before, one
+        // came back after a restart as a dictionary message `{"data": base64}`; found reviewing K7).
+        migrator.registerMigration("v11") { db in
+            try db.execute(sql: "ALTER TABLE wc_inbox ADD COLUMN is_data BOOLEAN NOT NULL DEFAULT 0")
         }
         return migrator
     }

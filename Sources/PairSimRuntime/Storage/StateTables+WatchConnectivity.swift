@@ -20,10 +20,11 @@ extension StateTables {
                         transfer.file.map { Int64($0.size) }, transfer.createdAt.milliseconds, transfer.seq.map { Int64($0) },
                         transfer.stalledUntil?.milliseconds]
                    }),
-            .keyed("wc_inbox", key: ["stream", "seq"], order: "position", ["stream", "seq", "kind", "id", "payload", "name", "size", "wants_reply", "sent_ms"],
+            .keyed("wc_inbox", key: ["stream", "seq"], order: "position",
+                   ["stream", "seq", "kind", "id", "payload", "name", "size", "wants_reply", "sent_ms", "is_data"],
                    session.inbox.map { item -> [DatabaseValueConvertible?] in
                        [item.stream, Int64(item.seq), item.kind.rawValue, item.id, JSONWriter.string(.object(item.payload)), item.file?.name,
-                        item.file.map { Int64($0.size) }, item.wantsReply, item.sentAt.milliseconds]
+                        item.file.map { Int64($0.size) }, item.wantsReply, item.sentAt.milliseconds, item.isData]
                    }),
         ]
     }
@@ -66,7 +67,8 @@ extension StateTables {
         }
         session.inbox = try Row.fetchAll(db, sql: "SELECT * FROM wc_inbox ORDER BY position").map { r in
             WCReceived(kind: try kind(r, "wc_inbox"), id: r["id"], payload: try object(r, "payload") ?? JSONObject(), file: file(r),
-                       wantsReply: r["wants_reply"], sentAt: EmulatedInstant(milliseconds: r["sent_ms"]), stream: r["stream"], seq: UInt64(r["seq"] as Int64))
+                       wantsReply: r["wants_reply"], sentAt: EmulatedInstant(milliseconds: r["sent_ms"]), stream: r["stream"], seq: UInt64(r["seq"] as Int64),
+                       isData: r["is_data"])
         }
         return session
     }

@@ -30,8 +30,8 @@ public struct BulkWrite: Hashable, Sendable {
         let name = try r.string("type")
         guard let type = SampleType(rawValue: name) else { throw DecodeError(path: "watch.bulk.type", reason: "unknown sample type \(name)") }
         let total = try r.int("total", min: 0, max: Int64(Int32.max))
-        self.init(type: type, total: Int(total), first: EmulatedInstant(milliseconds: try r.int("first", min: -FieldReader.maxTime, max: FieldReader.maxTime)),
-                  span: .milliseconds(try r.int("span", min: 0, max: FieldReader.maxTime)), seed: 0)
+        self.init(type: type, total: Int(total), first: EmulatedInstant(milliseconds: try r.int("first")), span: .milliseconds(try r.int("span", min: 0)),
+                  seed: 0)
         done = Int(try r.int("done", min: 0, max: total))
         random.state = UInt64(bitPattern: try r.int("random"))
     }

@@ -369,9 +369,10 @@ extension HostedWorkout.Snapshot {
                 return type
             }
         }
-        // An app may date what it starts before the emulation's zero: any instant within the store's bounds.
+        // The app dates what it starts, unchecked on the way in (before the emulation's zero, or far
+        // ahead): any instant, so a node never refuses its own session.
         func optional(_ key: String) throws(DecodeError) -> EmulatedInstant? {
-            reader.has(key) ? EmulatedInstant(milliseconds: try reader.int(key, min: -FieldReader.maxTime, max: FieldReader.maxTime)) : nil
+            reader.has(key) ? EmulatedInstant(milliseconds: try reader.int(key)) : nil
         }
         self.init(number: try reader.int("number", min: 0), activity: try reader.string("activity", maxBytes: 256), state: state,
                   collecting: collecting, collectionStart: try optional("collectionStart"), collectionEnd: try optional("collectionEnd"),

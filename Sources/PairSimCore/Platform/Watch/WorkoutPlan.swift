@@ -26,8 +26,10 @@ public struct WorkoutPlan: Hashable, Sendable {
         guard let object = json.objectValue else { throw DecodeError(path: "watch.plan", reason: "expected an object") }
         let r = FieldReader(object, path: "watch.plan")
         let count = Int64(Int32.max)
-        self.init(remaining: Int(try r.int("remaining", min: 0, max: count)), every: .milliseconds(try r.int("every", min: 0, max: FieldReader.maxTime)),
-                  duration: .milliseconds(try r.int("duration", min: 0, max: FieldReader.maxTime)), nextAt: EmulatedInstant(milliseconds: try r.int("nextAt", min: -FieldReader.maxTime, max: FieldReader.maxTime)))
+        // Any duration and instant `generate-workouts` accepts (durations up to ~9e15 ms), so a node
+        // never refuses its own plan.
+        self.init(remaining: Int(try r.int("remaining", min: 0, max: count)), every: .milliseconds(try r.int("every", min: 0)),
+                  duration: .milliseconds(try r.int("duration", min: 0)), nextAt: EmulatedInstant(milliseconds: try r.int("nextAt")))
         generated = Int(try r.int("generated", min: 0, max: count))
     }
 }
