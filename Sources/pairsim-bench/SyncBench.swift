@@ -41,7 +41,10 @@ struct SyncBench: ParsableCommand {
         }
         let rate = Double(samples) / total
         report("PairSim end to end: \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rate)) samples/s")
-        report("  ratio to the C baseline: \(format(rate / c, 3)) (goal: ≥ 0.33 and ≥ 1 M samples/s durable); to the wrapper in one process: \(format(rate / raw, 3))")
+        // Issue 30's goal against this same-run baseline (an earlier wave's was 0.33×).
+        let ratio = rate / c
+        report("  ratio to the C baseline: \(format(ratio, 3)) (goal: ≥ 0.75, stretch 0.8, and ≥ 1 M samples/s durable: "
+               + "\(ratio >= 0.75 && rate >= 1e6 ? "met" : "not met")); to the wrapper in one process: \(format(rate / raw, 3))")
         // The three latencies in interleaved blocks, so that a change in the machine's load between
         // them (±30 % within minutes on a shared 2-core machine) does not skew their ratios.
         let blocks = 5, share = max(1, rounds / blocks)
