@@ -20,16 +20,17 @@ enum StateTables {
             try db.cachedStatement(sql: "UPDATE node_state SET \(column) = ? WHERE id = 1").execute(arguments: [stored])
             return nil
         }
-        switch (value, previous) {
-        case (.sync(let snapshot), let previous):
-            guard case .sync(let before)? = previous else { try writeAllSync(snapshot, db); return nil }
-            try writeSync(snapshot, previous: before, db)
+        switch value {
+        case .sync(let snapshot):
+            if case .sync(let before)? = previous { try writeSync(snapshot, previous: before, db) } else { try writeAllSync(snapshot, db) }
             return nil
-        case (.watchHostedSessions(let count), _):
+        case .watchHostedSessions(let count):
             try db.execute(sql: "UPDATE watch_hosted SET sessions = ? WHERE id = 1", arguments: [count])
             return nil
-        case (.cloudKitExport(let export), let previous):
-            if case .cloudKitExport(let before)? = previous, before.nextExportAt == export.nextExportAt {} else {
+        case .cloudKitExport(let export):
+            var unchanged = false
+            if case .cloudKitExport(let before)? = previous { unchanged = before.nextExportAt == export.nextExportAt }
+            if !unchanged {
                 try db.execute(sql: "UPDATE node_state SET next_export_at = ? WHERE id = 1", arguments: [export.nextExportAt?.milliseconds])
             }
         default: break
