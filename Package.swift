@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "PairSimKit", dependencies: ["PairSimCore", "CAppGuard", "CAppClock"]),
         // The seeds' app, on PairSimKit only; Swift 5 mode, as most app code is written.
         .target(name: "ReferenceApp", dependencies: ["PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
+        // The seeds' watch app, on PairSimKit only (R: A10).
+        .target(name: "ReferenceWatchApp", dependencies: ["PairSimKit"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "DeltaSyncApp", dependencies: ["PairSimKit"], path: "Examples/DeltaSync",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
         // A watchOS workout app (HKWorkoutSession + HKLiveWorkoutBuilder + WCSession), as Apple's samples write one.
@@ -49,7 +51,7 @@ let package = Package(
         // An iPhone app kept fresh by BackgroundTasks, as Apple's sample writes one (R: F2).
         .target(name: "BackgroundRefreshApp", dependencies: ["PairSimKit"], path: "Examples/BackgroundRefresh",
                 swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "DeltaSyncApp", "WorkoutWatchApp", "BackgroundRefreshApp"]),
+        .target(name: "PairSimApps", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "ReferenceWatchApp", "DeltaSyncApp", "WorkoutWatchApp", "BackgroundRefreshApp"]),
         .target(
             name: "PairSimConfig",
             dependencies: ["PairSimCore", "PairSimApps", .product(name: "Yams", package: "Yams")]

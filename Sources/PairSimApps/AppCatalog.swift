@@ -1,6 +1,7 @@
 import PairSimCore
 import PairSimKit
 import ReferenceApp
+import ReferenceWatchApp
 import DeltaSyncApp
 import WorkoutWatchApp
 import BackgroundRefreshApp
@@ -10,7 +11,7 @@ public enum AppCatalog {
     /// Every app, the reference app first (the default), then the watch apps.
     public static func registrations(for topology: Topology) -> [AppRegistration] {
         [ReferenceApp.registration(referenceConfig(topology.phone)), DeltaSyncApp.registration(deltaConfig(topology.phone)),
-         BackgroundRefreshApp.registration, WorkoutWatchApp.registration()]
+         BackgroundRefreshApp.registration, ReferenceWatchApp.registration(referenceWatchConfig(topology.watch)), WorkoutWatchApp.registration()]
     }
 
     /// The `device` app `name` among `registrations(for:)` and `extra`; an unknown name is an error
@@ -36,7 +37,7 @@ public enum AppCatalog {
     /// Every UI action of the apps this build knows (for checking scenario timelines early).
     public static let knownActions: [CommandSpec] = {
         var seen = Set<String>()
-        return (ReferenceApp.actions + DeltaSyncApp.actions + WorkoutWatchApp.actions).compactMap { action in
+        return (ReferenceApp.actions + DeltaSyncApp.actions + ReferenceWatchApp.actions + WorkoutWatchApp.actions).compactMap { action in
             seen.insert(action.verb).inserted ? CommandSpec(action.verb, action.usage, action.summary) : nil
         }
     }()
@@ -54,6 +55,13 @@ public enum AppCatalog {
         config.registerObserversAtLaunch = phone.app.registerObserversAtLaunch
         config.handlerDuration = .milliseconds(phone.app.handlerDuration.milliseconds)
         config.frequencies = frequencies(phone)
+        return config
+    }
+
+    /// The reference watch app's knobs from the topology's `watch:` section.
+    public static func referenceWatchConfig(_ watch: WatchConfig) -> ReferenceWatchApp.Config {
+        var config = ReferenceWatchApp.Config()
+        config.workoutMessage = watch.workoutMessage
         return config
     }
 

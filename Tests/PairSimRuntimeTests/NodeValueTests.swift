@@ -81,8 +81,27 @@ struct NodeValueTests {
             Issue.record("no hosted workout among \(paused.keys.map(\.name))")
             return
         }
-        #expect(workout.state == .paused && workout.readings == 36 && workout.collecting == [.heartRate, .activeEnergyBurned])
+        // A reading at 0 and one every 5 s to the pause at 3m, that one included.
+        #expect(workout.state == .paused && workout.readings == 37 && workout.collecting == [.heartRate, .activeEnergyBurned])
         try Self.expectRoundTrips(paused, storage, "paused")
+        // `crash` and `recover --no-builder` (R: A10): the crash waiting for recovery, then the lost builder.
+        #expect(watch.handle(command: ParsedCommand(verb: "crash"), now: .zero + .minutes(4)).ok)
+        guard case .watchHostedWorkout(let crashed?)? = watch.persistentValues()[.watchHostedWorkout] else { return }
+        #expect(crashed.crashed && !crashed.builderLost)
+        try Self.expectRoundTrips(watch.persistentValues(), storage, "crashed")
+        #expect(watch.handle(command: ParsedCommand(verb: "recover", options: ["no-builder": "true"]), now: .zero + .minutes(5)).ok)
+        guard case .watchHostedWorkout(let recovered?)? = watch.persistentValues()[.watchHostedWorkout] else { return }
+        #expect(!recovered.crashed && recovered.builderLost && recovered.wasRecovered)
+        try Self.expectRoundTrips(watch.persistentValues(), storage, "recovered without its builder")
+        // A `generate-workouts` stream whose workout started in the app.
+        var streaming = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1", app: "some-watch-app")
+        _ = streaming.start(now: .zero)
+        #expect(streaming.handle(command: try ParsedCommand(parsing: "generate-workouts 2 --every 10m --duration 5m"), now: .zero).ok)
+        _ = streaming.advance(to: .zero + .minutes(5))
+        #expect(streaming.takePlannedActions(now: .zero + .minutes(5)).map(\.verb) == ["start-workout"])
+        guard case .watchPlan(let plan?)? = streaming.persistentValues()[.watchPlan] else { return }
+        #expect(plan.started)
+        try Self.expectRoundTrips(streaming.persistentValues(), storage, "a stream's workout started")
 
         var phone = try SchemaTests.PersistedPhone(path: phonePath)
         let phoneStorage = try SQLiteStorage(path: phonePath + "-values")

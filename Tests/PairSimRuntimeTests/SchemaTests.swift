@@ -290,7 +290,7 @@ struct SchemaTests {
         var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2", app: "some-watch-app")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .minutes(4))
         #expect(restored.persistentValues() == watch.persistentValues())
-        #expect(restored.workout?.state == .paused && restored.workout?.readings == 36 && restored.workout?.session == 0)
+        #expect(restored.workout?.state == .paused && restored.workout?.readings == 37 && restored.workout?.session == 0)
     }
 
     @Test("a phone database written by wave 1 is migrated, held objects and waiting records included")  // R: K1, S5
@@ -324,7 +324,7 @@ struct SchemaTests {
         try restored.run("unlock")
         #expect(restored.node.platform.store.sampleCount == 3 && restored.node.platform.store.workoutCount == 1)
         let applied = try storage.queue.read { db in try SQLiteStorage.migrator.appliedIdentifiers(db) }
-        #expect(applied.sorted() == ["v1", "v10", "v11", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+        #expect(applied.sorted() == ["v1", "v10", "v11", "v12", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
 
     @Test("a database written by a newer PairSim is refused, naming its schema version, and left untouched")  // R: K1
@@ -333,11 +333,11 @@ struct SchemaTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         _ = try SQLiteStorage(path: path)
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v12')") }
+        try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v13')") }
         let error = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path) }
-        #expect(error?.message.contains("written by a newer PairSim (schema v12)") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("written by a newer PairSim (schema v13)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains(path) == true)
         let applied = try queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
-        #expect(applied == ["v1", "v10", "v11", "v12", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+        #expect(applied == ["v1", "v10", "v11", "v12", "v13", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
 }

@@ -76,7 +76,7 @@ struct BackgroundExecutionTests {
             timeline:
             \(timeline)
             """, file: Repository.scenarios + "/inline.yaml")
-        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "worker", summary: "", actions: [], make: { Worker(mode) }), seed: seed)
+        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "worker", summary: "", actions: [], make: { Worker(mode) }), watchApp: try! AppCatalog.watchApp(for: scenario.topology), seed: seed)
         simulator.run()
         return simulator
     }
@@ -207,7 +207,7 @@ struct BackgroundExecutionTests {
               - { at: 10m, phone: lock }
               - { at: 3h, phone: unlock }
             """, file: Repository.scenarios + "/inline.yaml")
-        var run = Simulator(scenario: scenario, app: AppRegistration(name: "saver", summary: "", actions: [], make: { LockedSaver() }))
+        var run = Simulator(scenario: scenario, app: AppRegistration(name: "saver", summary: "", actions: [], make: { LockedSaver() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         run.run()
         let saved = try #require(run.events.first { $0.name == "saver.saved" })
         #expect(saved["success"] == .bool(true), "\(saved.humanLine)")
@@ -244,7 +244,7 @@ struct BackgroundExecutionTests {
             timeline:
               - { at: 1m, phone: background }
             """, file: Repository.scenarios + "/inline.yaml")
-        var run = Simulator(scenario: scenario, app: AppRegistration(name: "widgets", summary: "", actions: [], make: { WidgetReloader() }))
+        var run = Simulator(scenario: scenario, app: AppRegistration(name: "widgets", summary: "", actions: [], make: { WidgetReloader() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         run.run()
         let reloads = run.events.filter { $0.name == "widget.reloaded" }
         #expect(reloads.first?["counted"] == .bool(false) && reloads.first?["kind"] == "all", "on screen: free")

@@ -37,7 +37,7 @@ struct DeviceClockTests {
             timeline:
             \(timeline)
             """, file: Repository.scenarios + "/inline.yaml")
-        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "clocked", summary: "", actions: [], make: { Clocked() }), seed: seed)
+        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "clocked", summary: "", actions: [], make: { Clocked() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology), seed: seed)
         simulator.run()
         return simulator
     }

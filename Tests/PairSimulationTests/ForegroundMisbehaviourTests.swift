@@ -33,7 +33,7 @@ struct ForegroundMisbehaviourTests {
             timeline:
             \(timeline)
             """, file: Repository.scenarios + "/inline.yaml")
-        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "careless", summary: "", actions: [], make: { Careless(late: late) }))
+        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "careless", summary: "", actions: [], make: { Careless(late: late) }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         simulator.run()
         return simulator
     }

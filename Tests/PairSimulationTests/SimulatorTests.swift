@@ -110,7 +110,7 @@ struct TrappingSimulationTests {
     @Test("the run stops at the trap and says so; events up to it are kept")
     func stops() throws {
         let scenario = try ScenarioLoader.load(path: Repository.scenarios + "/hrv-storm.yaml")
-        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "trapper", summary: "", actions: [], make: { Trapper() }))
+        var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "trapper", summary: "", actions: [], make: { Trapper() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         simulator.run()
         let crash = try #require(simulator.appCrash)
         #expect(simulator.failedCommands.last?.contains("the app trapped (SIGILL during observer update handler); the run stopped there") == true, "\(simulator.failedCommands)")

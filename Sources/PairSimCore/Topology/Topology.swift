@@ -16,9 +16,10 @@ public struct NodeEndpoints: Hashable, Sendable {
 
 /// Watch behaviour settings.
 public struct WatchConfig: Hashable, Sendable {
-    /// A watch app of the developer's to run, by name (`watch.app`); nil: the seeds' watch app,
-    /// built into the watch's platform.
-    public var app: String?
+    /// The watch app to run, by name (`watch.app`): by default `reference`, the seeds' watch app on
+    /// PairSimKit (R: A10); nil: the seeds' app built into the watch's platform, which only tests
+    /// of the platform itself still choose.
+    public var app: String? = "reference"
     /// That app's own settings (`watch.app.settings`), for it to read with `AppSettings`.
     public var appSettings = JSONObject()
     /// `watch.app.initialState: notRunning`: the app is not launched when the node starts; the

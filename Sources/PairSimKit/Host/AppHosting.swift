@@ -15,6 +15,10 @@ package protocol AppHostingPlatform: NodeModel {
     mutating func takeReply(_ id: Int) -> (ok: Bool, text: String)?
     /// Why the app cannot take a user action now (nil: it can).
     func userActionRefusal(_ verb: String) -> String?
+    /// The user brings the app on screen to act in it, if it is not; true when it did.
+    mutating func openForUserAction(now: EmulatedInstant) -> (actions: [NodeAction], opened: Bool)
+    /// The user leaves the app again after an action that opened it.
+    mutating func leaveAfterUserAction(now: EmulatedInstant) -> [NodeAction]
     /// The device's clock: what the app's `Date()` reads (R: F5). Mutating so that a generic
     /// caller reaches it in place: reading `platform.time` through the protocol copied the whole
     /// platform per delivery (~25 % of `scripts/bench.sh simulate`, measured).
@@ -26,6 +30,9 @@ extension PhonePlatform: AppHostingPlatform {
     package func userActionRefusal(_ verb: String) -> String? {
         app.isOnScreen ? nil : "\(verb): the app is not on screen (\(app.rawValue)); use 'foreground' first"
     }
+    // An iPhone app's actions need it on screen: refused otherwise (`userActionRefusal`).
+    package mutating func openForUserAction(now: EmulatedInstant) -> (actions: [NodeAction], opened: Bool) { ([], false) }
+    package mutating func leaveAfterUserAction(now: EmulatedInstant) -> [NodeAction] { [] }
 }
 
 extension WatchModel: AppHostingPlatform {
@@ -74,8 +81,8 @@ extension AppHostingNode {
             do { try ArgumentReader.checkOptions(command, spec) } catch { return .failure(error) }
         }
         if let refusal = platform.userActionRefusal(command.verb) { return .failure(CommandError(refusal)) }
+        var (actions, opened) = platform.openForUserAction(now: now)
         let id = platform.userAction(command)
-        var actions: [NodeAction] = []
         settle(&actions, now: now)
         // What completes later in this same instant (a completion HealthKit calls after the call
         // returned, Task.yield, a zero sleep) is part of the answer; only emulated time passing is not.
@@ -86,6 +93,10 @@ extension AppHostingNode {
             settle(&actions, now: now)
             reply = platform.takeReply(id)
             rounds += 1
+        }
+        if opened {
+            actions += platform.leaveAfterUserAction(now: now)
+            settle(&actions, now: now)
         }
         guard let reply else {
             if let crash = actions.events.first(where: { $0.name == EventName.appCrashed.rawValue }) {

@@ -70,7 +70,18 @@ package final class AppRuntime: @unchecked Sendable {
     package init(registration: AppRegistration, seed: UInt64, settings: JSONObject = JSONObject()) {
         self.registration = registration
         self.settings = settings
+        self.seed = seed
         random = SplitMix64(seed: seed, label: "app.uuids")
+    }
+
+    let seed: UInt64
+
+    /// The node starts at `now`: the UUIDs the app makes (`UUID()`, new records) draw from the
+    /// seed and the instant of this start, so an app restarted with its node never makes an id it
+    /// made before (found making the reference watch app the default: a restarted watch gave its
+    /// new records the ids of old ones, overwriting them), and both drivers draw the same ones.
+    package func nodeStarted(at now: EmulatedInstant) {
+        random = SplitMix64(seed: seed, label: now == .zero ? "app.uuids" : "app.uuids@\(now.milliseconds)")
     }
 
     // MARK: The runtime the app's code is running in

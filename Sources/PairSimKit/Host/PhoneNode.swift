@@ -27,6 +27,7 @@ package struct PhoneNode: AppHostingNode {
     }
 
     package mutating func start(now: EmulatedInstant) -> [NodeAction] {
+        runtime.nodeStarted(at: now)
         var actions = platform.start(now: now)
         actions[0] = Self.naming(actions[0], app: runtime.registration.name)
         settle(&actions, now: now)

@@ -34,6 +34,7 @@ package struct WatchNode: AppHostingNode {
     package var sync: SyncEngine { _read { yield platform.sync } }
 
     package mutating func start(now: EmulatedInstant) -> [NodeAction] {
+        runtime.nodeStarted(at: now)
         var actions = platform.start(now: now)
         guard hosted else { return actions }
         actions[0] = PhoneNode.naming(actions[0], app: runtime.registration.name)
@@ -68,7 +69,17 @@ package struct WatchNode: AppHostingNode {
 
     package mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
         var actions = platform.advance(to: now)
-        if hosted { settle(&actions, now: now) }
+        guard hosted else { return actions }
+        settle(&actions, now: now)
+        // A `generate-workouts` stream's starts and ends, as the user's actions in the app.
+        for command in platform.takePlannedActions(now: now) {
+            let result = performUserAction(command, now: now)
+            actions += result.actions
+            if !result.ok {
+                actions.append(.emit(Event(at: now, node: .watch, .commandFailed, level: .warning,
+                                           fields: ["command": .string(command.verb), "reason": .string(result.reply), "source": "generate-workouts"])))
+            }
+        }
         return actions
     }
 

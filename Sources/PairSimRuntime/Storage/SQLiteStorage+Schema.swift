@@ -6,7 +6,7 @@ import PairSimCore
 /// is migrated when opened; one written by a newer PairSim is refused, naming its version.
 extension SQLiteStorage {
     /// The schema version this build writes.
-    static let schemaVersion = "v11"
+    static let schemaVersion = "v12"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -99,6 +99,16 @@ extension SQLiteStorage {
         // came back after a restart as a dictionary message `{"data": base64}`; found reviewing K7).
         migrator.registerMigration("v11") { db in
             try db.execute(sql: "ALTER TABLE wc_inbox ADD COLUMN is_data BOOLEAN NOT NULL DEFAULT 0")
+        }
+        // v12: the watch app is hosted by default (R: A10): its session crashed and waiting for
+        // `recover`, or recovered without its builder; a `generate-workouts` stream's workout started.
+        migrator.registerMigration("v12") { db in
+            try db.execute(sql: """
+                ALTER TABLE watch_hosted_workout ADD COLUMN crashed BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE watch_hosted_workout ADD COLUMN builder_lost BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE watch_hosted_workout ADD COLUMN recovered BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE watch_plan ADD COLUMN started BOOLEAN NOT NULL DEFAULT 0;
+                """)
         }
         return migrator
     }

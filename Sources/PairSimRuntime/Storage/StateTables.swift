@@ -80,8 +80,8 @@ enum StateTables {
                     .positional("watch_session_exercises", ["name"], (live?.exercises ?? []).map { [$0] }),
                     .positional("watch_session_segments", ["start_ms", "end_ms"], (live?.segments ?? []).map { [$0.start.milliseconds, $0.end?.milliseconds] })]
         case .watchPlan(let plan):
-            return [.single("watch_plan", ["remaining", "every_ms", "duration_ms", "next_at", "generated"], plan.map { plan in
-                [Int64(plan.remaining), plan.every.milliseconds, plan.duration.milliseconds, plan.nextAt.milliseconds, Int64(plan.generated)]
+            return [.single("watch_plan", ["remaining", "every_ms", "duration_ms", "next_at", "generated", "started"], plan.map { plan in
+                [Int64(plan.remaining), plan.every.milliseconds, plan.duration.milliseconds, plan.nextAt.milliseconds, Int64(plan.generated), plan.started]
             })]
         case .watchBulk(let bulk):
             return [.single("watch_bulk", ["type", "total", "done", "first_ms", "span_ms", "random_state"], bulk.map { bulk in
@@ -125,11 +125,13 @@ enum StateTables {
     /// The hosted watch app's workout, one row.
     static func hostedWorkoutRow(_ workout: HostedWorkout.Snapshot?) -> StateRows {
         .single("watch_hosted_workout", ["number", "activity", "state", "active_ms", "readings", "samples", "energy", "finished", "random_state",
-                                         "steady", "noise", "collecting", "collection_start_ms", "collection_end_ms", "active_since_ms", "start_ms"],
+                                         "steady", "noise", "collecting", "collection_start_ms", "collection_end_ms", "active_since_ms", "start_ms",
+                                         "crashed", "builder_lost", "recovered"],
                 workout.map { w in [
                     w.number, w.activity, Int64(w.state.rawValue), w.active.milliseconds, w.readings, Int64(w.samples), w.energy, w.finished,
                     Int64(bitPattern: w.random), w.steady, w.noise, w.collecting.map { $0.map(\.rawValue).joined(separator: ",") },
                     w.collectionStart?.milliseconds, w.collectionEnd?.milliseconds, w.activeSince?.milliseconds, w.startDate?.milliseconds,
+                    w.crashed, w.builderLost, w.wasRecovered,
                 ] })
     }
 
@@ -156,6 +158,7 @@ enum StateTables {
             var kept = WorkoutPlan(remaining: Int(plan["remaining"] as Int64), every: .milliseconds(plan["every_ms"]),
                                    duration: .milliseconds(plan["duration_ms"]), nextAt: EmulatedInstant(milliseconds: plan["next_at"]))
             kept.generated = Int(plan["generated"] as Int64)
+            kept.started = plan["started"]
             values.insert(.watchPlan(kept))
         }
         if let bulk = try Row.fetchOne(db, sql: "SELECT * FROM watch_bulk") {
@@ -276,7 +279,8 @@ enum StateTables {
             number: row["number"], activity: row["activity"], state: state, collecting: collecting, collectionStart: instant("collection_start_ms"),
             collectionEnd: instant("collection_end_ms"), active: .milliseconds(row["active_ms"]), activeSince: instant("active_since_ms"),
             readings: row["readings"], samples: Int(row["samples"] as Int64), energy: row["energy"], finished: row["finished"],
-            startDate: instant("start_ms"), random: UInt64(bitPattern: row["random_state"]), steady: row["steady"], noise: row["noise"])
+            startDate: instant("start_ms"), random: UInt64(bitPattern: row["random_state"]), steady: row["steady"], noise: row["noise"],
+            crashed: row["crashed"], builderLost: row["builder_lost"], wasRecovered: row["recovered"])
     }
 
     static func readExport(_ db: Database, nextExportAt: Int64?) throws -> CloudKitExporter.Snapshot? {

@@ -23,10 +23,15 @@ extension HostedWorkout {
         public var random: UInt64
         public var steady: Double
         public var noise: Double
+        /// `crash`: the app's process died and waits for `recover`; `recover --no-builder` lost the builder.
+        public var crashed = false
+        public var builderLost = false
+        public var wasRecovered = false
 
         package init(number: Int64, activity: String, state: WorkoutSessionState, collecting: [SampleType]?, collectionStart: EmulatedInstant?,
                      collectionEnd: EmulatedInstant?, active: EmulatedDuration, activeSince: EmulatedInstant?, readings: Int64, samples: Int,
-                     energy: Double, finished: Bool, startDate: EmulatedInstant?, random: UInt64, steady: Double, noise: Double) {
+                     energy: Double, finished: Bool, startDate: EmulatedInstant?, random: UInt64, steady: Double, noise: Double,
+                     crashed: Bool = false, builderLost: Bool = false, wasRecovered: Bool = false) {
             self.number = number
             self.activity = activity
             self.state = state
@@ -43,13 +48,17 @@ extension HostedWorkout {
             self.random = random
             self.steady = steady
             self.noise = noise
+            self.crashed = crashed
+            self.builderLost = builderLost
+            self.wasRecovered = wasRecovered
         }
     }
 
     public var snapshot: Snapshot {
         Snapshot(number: number, activity: activity.name, state: state, collecting: collecting, collectionStart: collectionStart,
                  collectionEnd: collectionEnd, active: active, activeSince: activeSince, readings: readings, samples: samples, energy: energy,
-                 finished: finished, startDate: startDate, random: random.state, steady: steady, noise: noise)
+                 finished: finished, startDate: startDate, random: random.state, steady: steady, noise: noise,
+                 crashed: crashed, builderLost: builderLost, wasRecovered: wasRecovered)
     }
 
     /// The session `snapshot` kept; the app's handle for it belongs to the process that made it:
@@ -70,6 +79,9 @@ extension HostedWorkout {
         random = SplitMix64(seed: snapshot.random)
         steady = snapshot.steady
         noise = snapshot.noise
+        crashed = snapshot.crashed
+        builderLost = snapshot.builderLost
+        wasRecovered = snapshot.wasRecovered
     }
 }
 
@@ -87,6 +99,10 @@ extension HostedWorkout.Snapshot {
         if let collectionEnd { object.append("collectionEnd", .int(collectionEnd.milliseconds)) }
         if let activeSince { object.append("activeSince", .int(activeSince.milliseconds)) }
         if let startDate { object.append("startDate", .int(startDate.milliseconds)) }
+        // Written only when set: journals from before they existed read back as false.
+        if crashed { object.append("crashed", true) }
+        if builderLost { object.append("builderLost", true) }
+        if wasRecovered { object.append("recovered", true) }
         return .object(object)
     }
 
@@ -116,7 +132,10 @@ extension HostedWorkout.Snapshot {
                   readings: try reader.int("readings", min: 0), samples: Int(try reader.int("samples", min: 0, max: Int64(Int32.max))),
                   energy: try reader.double("energy", min: 0), finished: try reader.bool("finished"), startDate: try optional("startDate"),
                   random: UInt64(bitPattern: try reader.int("random")), steady: try reader.double("steady", min: 0, max: 300),
-                  noise: try reader.double("noise", min: -300, max: 300))
+                  noise: try reader.double("noise", min: -300, max: 300),
+                  crashed: reader.has("crashed") ? try reader.bool("crashed") : false,
+                  builderLost: reader.has("builderLost") ? try reader.bool("builderLost") : false,
+                  wasRecovered: reader.has("recovered") ? try reader.bool("recovered") : false)
     }
 }
 

@@ -23,15 +23,24 @@ public struct HostedWorkout: Hashable, Sendable {
     public var activeSince: EmulatedInstant?
     /// The sensor's next reading.
     public var nextSampleAt: EmulatedInstant?
-    /// Readings so far, and the samples saved for the builder (the workout's, for its summary).
+    /// Readings so far, and the heart-rate samples saved for the builder (the workout's, for its
+    /// summary: `workout.finished samples=`).
     public var readings: Int64 = 0
     public var samples = 0
     public var energy = 0.0
     public var finished = false
     /// When the activity started (`startActivity(with:)`).
     public var startDate: EmulatedInstant?
-    /// The system relaunched the app once already for this session (after a crash).
+    /// The system relaunched the app once already for this session (after a trap in its code).
     public var relaunched = false
+    /// `crash`: the app's process died mid-session and is not relaunched until `recover`; the
+    /// sensor's active time stops meanwhile, as the seeds' watch app's crash gap does.
+    public var crashed = false
+    /// `recover --no-builder`: the recovered session lost its builder's data, so `finishWorkout()`
+    /// fails and the app saves its records without a workout (seed 002's edge case).
+    public var builderLost = false
+    /// The session came back from a `crash` (`status`'s `recovered`).
+    public var wasRecovered = false
     var random: SplitMix64
     var steady: Double
     var noise = 0.0
@@ -62,11 +71,13 @@ public struct HostedWorkout: Hashable, Sendable {
         nextSampleAt = nil
     }
 
-    /// Active time accrues from `instant` when the session runs and the builder collects.
+    /// Active time accrues from `instant` when the session runs and the builder collects. The
+    /// sensor reads at every whole `interval` of active time, the first at the collection's start
+    /// (as the seeds' watch app's series has a reading at 0 and one at the end when it falls on one).
     mutating func resumeActive(at instant: EmulatedInstant, interval: EmulatedDuration) {
-        guard state == .running, collecting != nil, collectionEnd == nil, activeSince == nil else { return }
+        guard state == .running, collecting != nil, collectionEnd == nil, activeSince == nil, !crashed else { return }
         activeSince = instant
-        nextSampleAt = instant + interval
+        nextSampleAt = instant + max(.zero, interval * readings - active)
     }
 }
 
@@ -107,26 +118,28 @@ extension WatchModel {
             actions.append(event(.workoutStarted, now, ["activity": .string(w.activity.name), "session": .int(w.number)]))
             return actions
         case .pause, .resume, .stopActivity, .end:
-            guard var w = workout, w.session == session else { return [] }
+            // A reading due at this instant is taken before active time stops.
+            let due = collectLive(now: now)
+            guard var w = workout, w.session == session else { return due }
             let from = w.state
             switch request {
             case .pause where from == .running:
                 w.pauseActive(at: now)
-                return transition(&w, to: .paused, at: stamp(now)) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
+                return due + transition(&w, to: .paused, at: stamp(now)) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
             case .resume where from == .paused:
-                var actions = transition(&w, to: .running, at: stamp(now))
+                var actions = due + transition(&w, to: .running, at: stamp(now))
                 w.resumeActive(at: now, interval: interval)
                 workout = w
                 actions.append(event(.workoutResumed, now, ["activity": .string(w.activity.name)]))
                 return actions
             case .stopActivity(let at) where from == .running || from == .paused:
                 w.pauseActive(at: max(time.clock.instant(reading: at), now))
-                return transition(&w, to: .stopped, at: at)
+                return due + transition(&w, to: .stopped, at: at)
             case .end where from != .ended:
                 w.pauseActive(at: now)
-                return transition(&w, to: .ended, at: stamp(now))
+                return due + transition(&w, to: .ended, at: stamp(now))
             default:
-                return []
+                return due
             }
         case .beginCollection(let id, let at, let types):
             guard var w = workout, w.session == session, w.collectionStart == nil else {
@@ -140,15 +153,16 @@ extension WatchModel {
             call(.done(id: id, error: nil))
             return []
         case .endCollection(let id, let at):
+            let due = collectLive(now: now)
             guard var w = workout, w.session == session, w.collectionStart != nil, w.collectionEnd == nil else {
                 call(.done(id: id, error: "errorInvalidArgument"))
-                return []
+                return due
             }
             w.pauseActive(at: max(time.clock.instant(reading: at), now))
             w.collectionEnd = at
             workout = w
             call(.done(id: id, error: nil))
-            return []
+            return due
         case .finish(let id):
             return finishHostedWorkout(session, id: id, now: now)
         case .recover(let id):
@@ -208,6 +222,12 @@ extension WatchModel {
             return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name),
                                                                        "reason": "finishWorkout() before endCollection(withEnd:)"])]
         }
+        if w.builderLost {
+            counters.failedFinishes += 1
+            call(.workoutFinished(id: id, workout: nil, error: "errorNoData"))
+            return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name), "reason": "recovered session has no workout builder",
+                                                                       "samples": .int(Int64(w.samples))])]
+        }
         if failNextFinish {
             failNextFinish = false
             counters.failedFinishes += 1
@@ -241,7 +261,7 @@ extension WatchModel {
             if types.contains(.heartRate) {
                 made.append(HealthSample(uuid: uuids.next(at: due), type: .heartRate, start: stamp(due), end: stamp(due), value: rate, source: .watchApp))
             }
-            if types.contains(.activeEnergyBurned) {
+            if types.contains(.activeEnergyBurned), w.readings > 0 {
                 let kcal = HeartRateGenerator.activeEnergy(heartRate: rate, seconds: interval.seconds)
                 w.energy += kcal
                 made.append(HealthSample(uuid: uuids.next(at: due), type: .activeEnergyBurned, start: stamp(due - interval), end: stamp(due),
@@ -251,7 +271,7 @@ extension WatchModel {
             due += interval
         }
         w.nextSampleAt = due
-        w.samples += made.count
+        w.samples += made.count(where: { $0.type == .heartRate })
         workout = w
         guard !made.isEmpty else { return [] }
         let (saved, ops) = store.save(workouts: [], samples: made)

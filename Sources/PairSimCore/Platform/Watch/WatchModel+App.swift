@@ -57,6 +57,7 @@ extension WatchModel: WCAppHost {
         if wc.foreground { call(.scenePhase(.active)) }
         if var current = workout, current.isRecoverable {
             current.session = 0
+            current.crashed = false // relaunched (`recover`, a node restart): the session comes back
             // The sensor reads on while the session runs: from the restart, if the watch was down.
             if current.state == .running, current.collecting != nil, current.collectionEnd == nil, current.activeSince == nil {
                 current.resumeActive(at: now, interval: topology.watch.heartRateInterval)
@@ -169,13 +170,19 @@ extension WatchModel: WCAppHost {
         return suspendIfIdle(now: now)
     }
 
-    /// Why the hosted app cannot take a user action now (nil: it can).
-    public func userActionRefusal(_ verb: String) -> String? {
-        switch appState {
-        case .foreground: nil
-        case .notRunning: "\(verb): the watch app is not running; use 'foreground' to open it"
-        case .background, .suspended: "\(verb): the watch app is not on screen (\(appState.rawValue)); use 'foreground' first"
-        }
+    /// A watch app takes every user action: the user raises the wrist and opens it (R: A10).
+    public func userActionRefusal(_ verb: String) -> String? { nil }
+
+    /// The user opens the app to act in it when it is not on screen (launching it if it is not
+    /// running), as `foreground` does; true when it did, so that it is left again afterwards.
+    public mutating func openForUserAction(now: EmulatedInstant) -> (actions: [NodeAction], opened: Bool) {
+        guard !wc.foreground || appState != .foreground else { return ([], false) }
+        return (watchApp(onScreen: true, now: now).actions, true)
+    }
+
+    /// The user lowers the wrist after an action that opened the app, as `background` does.
+    public mutating func leaveAfterUserAction(now: EmulatedInstant) -> [NodeAction] {
+        watchApp(onScreen: false, now: now).actions
     }
 
     func unsupported(_ api: String, _ detail: String, now: EmulatedInstant) -> NodeAction {
@@ -240,13 +247,7 @@ extension WatchModel: WCAppHost {
             "signal": .string(name), "during": .string(during),
             "reason": "the app's code trapped (Swift prints why on the node's stderr); its process ended",
         ])]
-        appState = .notRunning
-        appCalls = []
-        heldCalls = []
-        openTasks = [:]
-        appTimers = [:]
-        wcReplyTokens = [:]
-        wc.processEnded()
+        _ = endAppProcess(reason: nil, now: now)
         // A workout session outlives its app's process: the system relaunches the app at once to
         // recover it (once per session: a second crash ends it). Without one the app stays down.
         guard var current = workout, current.isRecoverable else { return actions }
@@ -263,6 +264,22 @@ extension WatchModel: WCAppHost {
         launchApp(now: now)
         return actions + [event(.workoutSession, now, level: .warning, ["session": .int(current.number), "state": .string(current.state.name),
                                                                         "reason": "the app crashed; the system relaunched it to recover the session"])]
+    }
+}
+
+extension WatchModel {
+    /// The app's process ends (a trap, `crash`): what it was handed and had open goes with it.
+    mutating func endAppProcess(reason: String?, now: EmulatedInstant) -> [NodeAction] {
+        let from = appState
+        appState = .notRunning
+        appCalls = []
+        heldCalls = []
+        openTasks = [:]
+        appTimers = [:]
+        wcReplyTokens = [:]
+        wc.processEnded()
+        guard let reason, from != .notRunning else { return [] }
+        return [event(.appState, now, ["from": .string(from.rawValue), "to": "notRunning", "reason": .string(reason)])]
     }
 }
 

@@ -81,11 +81,13 @@ extension WatchModel {
                 return ok("the next finish-workout will fail to save its HKWorkout")
             case "crash":
                 try args.expect(0...0)
+                if hostedApp != nil { return try crashHostedApp(now: now) }
                 try session.crash(now: now)
                 return ok("watch app crashed mid-session; 'recover' resumes it", [event(.workoutCrashed, now)])
             case "recover":
                 try args.expect(0...0, flags: ["no-builder"])
                 let keep = line.options["no-builder"] == nil
+                if hostedApp != nil { return try recoverHostedApp(keepBuilder: keep, now: now) }
                 try session.recover(keepBuilder: keep, now: now)
                 return ok("session recovered (\(session.stateName))\(keep ? "" : ", without its workout builder")",
                           [event(.workoutRecovered, now, ["builder": .bool(keep), "state": .string(session.stateName)])])
@@ -126,7 +128,46 @@ extension WatchModel {
     }
 
     /// The commands that drive the seeds' built-in watch app: a hosted app has its own actions instead.
-    static let seedsAppVerbs: Set<String> = ["start-workout", "pause", "resume", "finish-workout", "generate-workouts", "crash", "recover"]
+    static let seedsAppVerbs: Set<String> = ["start-workout", "pause", "resume", "finish-workout"]
+
+    /// The session's state as `status` and events name it: `idle`, `running`, `paused`, `crashed`
+    /// or `ended` (with a hosted app also `prepared` and `stopped`).
+    var sessionStateName: String {
+        guard hostedApp != nil else { return session.stateName }
+        guard let w = workout else { return "idle" }
+        if w.crashed { return "crashed" }
+        if w.finished { return "ended" }
+        return w.state == .notStarted ? "idle" : w.state.name
+    }
+
+    /// `crash` with a hosted app: its process dies mid-session (R: A10). The session outlives it
+    /// and its active time stops; unlike a trap in the app's code, the system does not relaunch
+    /// the app until `recover`.
+    mutating func crashHostedApp(now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        guard var w = workout, w.isRecoverable, !w.crashed, appRunning else {
+            throw CommandError("crash: no session in progress (state: \(sessionStateName))")
+        }
+        var actions = collectLive(now: now)
+        w = workout!
+        w.pauseActive(at: now)
+        w.crashed = true
+        workout = w
+        actions += endAppProcess(reason: "crash", now: now)
+        return ok("watch app crashed mid-session; 'recover' resumes it", actions + [event(.workoutCrashed, now)])
+    }
+
+    /// `recover [--no-builder]` with a hosted app: the app is relaunched and recovers its session
+    /// (`handleActiveWorkoutRecovery()`); without its builder, `finishWorkout()` fails.
+    mutating func recoverHostedApp(keepBuilder: Bool, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        guard var w = workout, w.crashed else { throw CommandError("recover: nothing to recover (state: \(sessionStateName))") }
+        w.crashed = false
+        w.wasRecovered = true
+        if !keepBuilder { w.builderLost = true }
+        workout = w
+        let actions = launchStoppedApp(reason: "recover", as: .system, now: now)
+        return ok("session recovered (\(sessionStateName))\(keepBuilder ? "" : ", without its workout builder")",
+                  actions + [event(.workoutRecovered, now, ["builder": .bool(keepBuilder), "state": .string(sessionStateName)])])
+    }
 
     func ok(_ reply: String, _ actions: [NodeAction] = []) -> CommandResult {
         CommandResult(ok: true, reply: reply, actions: actions)
@@ -172,8 +213,13 @@ extension WatchModel {
 
     /// `status --json` (schema in docs/COMMANDS.md).
     func statusJSON(now: EmulatedInstant) -> JSONObject {
-        var session: JSONObject = ["state": .string(self.session.stateName)]
-        if let live = self.session.live {
+        var session: JSONObject = ["state": .string(sessionStateName)]
+        if hostedApp != nil, let w = workout, w.isRecoverable {
+            session.append("activity", .string(w.activity.name))
+            session.append("number", .int(w.number))
+            session.append("activeMs", .int(w.activeDuration(at: now).milliseconds))
+            session.append("recovered", .bool(w.wasRecovered))
+        } else if let live = self.session.live {
             session.append("activity", .string(live.activity.name))
             session.append("number", .int(Int64(live.number)))
             session.append("activeMs", .int(live.activeDuration(at: now).milliseconds))
@@ -207,7 +253,9 @@ extension WatchModel {
 
     func status(now: EmulatedInstant) -> String {
         var lines = ["watch at \(now) seed \(seed)", time.statusLine(at: now)]
-        if let live = session.live {
+        if hostedApp != nil, let w = workout, w.isRecoverable {
+            lines.append("session: \(sessionStateName) \(w.activity.name) #\(w.number), active \(w.activeDuration(at: now))\(w.wasRecovered ? ", recovered" : "")")
+        } else if let live = session.live {
             let active = live.activeDuration(at: now)
             lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")
         } else {

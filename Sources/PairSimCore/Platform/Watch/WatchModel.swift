@@ -112,7 +112,7 @@ public struct WatchModel: NodeModel {
         return sync.nextDeadline
             .earliest(cloudRoom ? exporter.nextExportAt : nil)
             .earliest(nextRestingAt)
-            .earliest(healthRoom && cloudRoom ? plan.flatMap { $0.remaining > 0 ? $0.nextAt : nil } : nil)
+            .earliest(healthRoom && cloudRoom ? planDeadline : nil)
             .earliest(healthRoom && bulk != nil ? EmulatedInstant.zero : nil)
             .earliest(healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil })
             .earliest(wc.nextDeadline)

@@ -8,10 +8,15 @@ public struct WorkoutPlan: Hashable, Sendable {
     /// End time of the next workout.
     public var nextAt: EmulatedInstant
     public var generated = 0
+    /// With a hosted watch app: the next workout was started in the app and ends at `nextAt`.
+    public var started = false
 
     public var json: JSON {
-        .object(["remaining": .int(Int64(remaining)), "every": .int(every.milliseconds), "duration": .int(duration.milliseconds),
-                 "nextAt": .int(nextAt.milliseconds), "generated": .int(Int64(generated))])
+        var object: JSONObject = ["remaining": .int(Int64(remaining)), "every": .int(every.milliseconds), "duration": .int(duration.milliseconds),
+                                  "nextAt": .int(nextAt.milliseconds), "generated": .int(Int64(generated))]
+        // Written only when set: journals from before it existed read back as false.
+        if started { object.append("started", true) }
+        return .object(object)
     }
 
     public init(remaining: Int, every: EmulatedDuration, duration: EmulatedDuration, nextAt: EmulatedInstant) {
@@ -31,6 +36,7 @@ public struct WorkoutPlan: Hashable, Sendable {
         self.init(remaining: Int(try r.int("remaining", min: 0, max: count)), every: .milliseconds(try r.int("every", min: 0)),
                   duration: .milliseconds(try r.int("duration", min: 0)), nextAt: EmulatedInstant(milliseconds: try r.int("nextAt")))
         generated = Int(try r.int("generated", min: 0, max: count))
+        started = r.has("started") ? try r.bool("started") : false
     }
 }
 
@@ -39,15 +45,49 @@ extension WatchModel {
     mutating func generateWorkouts(count: Int, every: EmulatedDuration, duration: EmulatedDuration, first: EmulatedInstant?,
                                    now: EmulatedInstant) throws(CommandError) -> CommandResult {
         guard plan == nil || plan!.remaining == 0 else { throw CommandError("generate-workouts: a stream is already running (\(plan!.remaining) to go)") }
-        guard session.live == nil else { throw CommandError("generate-workouts: finish the \(session.stateName) session first") }
+        guard session.live == nil, !(workout?.isRecoverable ?? false) else {
+            throw CommandError("generate-workouts: finish the \(sessionStateName) session first")
+        }
         guard duration <= every else { throw CommandError("generate-workouts: --duration \(duration) is longer than --every \(every)") }
         let firstEnd = first ?? now + every
         plan = WorkoutPlan(remaining: count, every: every, duration: duration, nextAt: firstEnd)
         return ok("generating \(count) workouts, one every \(every) (\(duration) each), the first ending at \(firstEnd)")
     }
 
+    /// When the stream next needs the driver: with a hosted app, the next workout's start in the
+    /// app, then its end; without one, the next workout's end.
+    var planDeadline: EmulatedInstant? {
+        guard let plan, plan.remaining > 0 else { return nil }
+        return hostedApp == nil || plan.started ? plan.nextAt : plan.nextAt - plan.duration
+    }
+
+    /// With a hosted watch app the stream is the user's (R: A10): each workout is started in the
+    /// app (`start-workout <activity>`) `duration` before its end and finished there
+    /// (`finish-workout`) at its end; the node performs these as the user's actions, and the
+    /// sensor reads live in between. A start or an end the watch was down for happens when it is
+    /// back. Each waits for room in both outboxes, as the built-in stream's workouts do.
+    public mutating func takePlannedActions(now: EmulatedInstant) -> [ParsedCommand] {
+        guard hostedApp != nil else { return [] }
+        var commands: [ParsedCommand] = []
+        while var current = plan, current.remaining > 0, let due = planDeadline, due <= now, sync.hasRoom(.healthkit), sync.hasRoom(.cloudkit) {
+            if current.started {
+                commands.append(ParsedCommand(verb: "finish-workout"))
+                current.started = false
+                current.remaining -= 1
+                current.generated += 1
+                current.nextAt = current.nextAt + current.every
+            } else {
+                commands.append(ParsedCommand(verb: "start-workout", arguments: [Activity.all[current.generated % Activity.all.count].name]))
+                current.started = true
+            }
+            plan = current
+        }
+        return commands
+    }
+
     /// Produces every planned workout due by `now`, each stamped with its own scheduled time.
     mutating func runPlan(now: EmulatedInstant) -> [NodeAction] {
+        guard hostedApp == nil else { return [] }
         var actions: [NodeAction] = []
         while var current = plan, current.remaining > 0, current.nextAt <= now {
             guard sync.hasRoom(.healthkit), sync.hasRoom(.cloudkit) else {
