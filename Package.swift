@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
         // PAIRSIM_IOS: the recipe docs/APPS.md gives for `#if os(iOS)` code, tested as written (R: A15).
-        .testTarget(name: "PairSimKitTests", dependencies: ["PairSimCore", "PairSimKit"],
+        .testTarget(name: "PairSimKitTests", dependencies: ["PairSimCore", "PairSimKit", "ReferenceWatchApp"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("PAIRSIM_IOS")]),
         .testTarget(name: "ReferenceAppTests", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "PairSimApps"]),
         .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),

@@ -28,10 +28,9 @@ public enum AppCatalog {
         return found
     }
 
-    /// The topology's watch app (`watch.app`), or nil for the seeds' app built into the watch.
-    public static func watchApp(for topology: Topology, extra: [AppRegistration] = []) throws(CommandError) -> AppRegistration? {
-        guard let name = topology.watch.app else { return nil }
-        return try registration(named: name, topology: topology, extra: extra, device: .watch)
+    /// The topology's watch app (`watch.app`, the reference watch app unless it names another).
+    public static func watchApp(for topology: Topology, extra: [AppRegistration] = []) throws(CommandError) -> AppRegistration {
+        try registration(named: topology.watch.app, topology: topology, extra: extra, device: .watch)
     }
 
     /// Every UI action of the apps this build knows (for checking scenario timelines early).

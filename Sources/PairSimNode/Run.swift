@@ -105,7 +105,7 @@ struct Run: ParsableCommand {
     }
 
     /// How the real run ended, read from the nodes' databases (stopped by now) and its log.
-    static func end(of runner: ScenarioRunner, scenario: Scenario, outcome: ScenarioOutcome, watchApp: String?) throws -> RunEnd {
+    static func end(of runner: ScenarioRunner, scenario: Scenario, outcome: ScenarioOutcome, watchApp: String) throws -> RunEnd {
         let topology = try TopologyLoader.load(path: runner.directory + "/topology.yaml")
         var watch = WatchModel(topology: topology, boot: "end", app: watchApp)
         try watch.restore(try ScenarioRunner.savedState(directory: topology.nodes[.watch]!.data), now: .zero + outcome.duration)

@@ -94,7 +94,7 @@ public struct SwarmRun: ParsableCommand {
     static func runSeed(_ scenario: Scenario, _ app: AppRegistration, seed: UInt64, nemesis: Bool) -> JSON {
         let started = ContinuousClock.now
         // Checked before any seed runs (`run()`).
-        let watchApp = (try? AppChoice.resolveWatch(topology: scenario.topology)) ?? nil
+        let watchApp = try! AppChoice.resolveWatch(topology: scenario.topology)
         var run = Simulator(scenario: scenario, app: app, watchApp: watchApp, seed: seed, nemesis: scenario.nemesisPlayed(flag: nemesis))
         run.run()
         let verdicts = run.verdicts()

@@ -6,7 +6,7 @@ import PairSimRuntime
 /// `--watch-app NAME`, for every command that starts or simulates a watch (`up`, `run`,
 /// `simulate`, `swarm`): another of the build's watch apps than the topology's `watch.app`.
 struct WatchAppChoice: ParsableArguments {
-    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else PairSim's built-in watch app).", valueName: "name"))
+    @Option(help: ArgumentHelp("The watch's app under test (default: the topology's watch.app, else reference).", valueName: "name"))
     var watchApp: String?
 
     /// `topology` with the chosen watch app, refused here (before anything starts) when this build has no such watch app.

@@ -16,8 +16,8 @@ public struct Simulator {
     package private(set) var phone: PhoneNode
     /// The app under test.
     public let app: AppRegistration
-    /// The watch app under test (nil: the seeds' app built into the watch).
-    public let watchApp: AppRegistration?
+    /// The watch app under test.
+    public let watchApp: AppRegistration
     public private(set) var now = EmulatedInstant.zero
     public private(set) var events: [Event] = []
     /// Frames in flight between the nodes at the current instant (the channel models have applied
@@ -84,10 +84,10 @@ public struct Simulator {
     /// `watchApp` is the topology's `watch.app` (which the caller looked up: `AppCatalog.watchApp`).
     /// `realStorage`: run the real journal and SQLite on a faulty disk (nil: as the nemesis draws
     /// it for this seed, `NemesisSpec.realStorage`; never without the nemesis).
-    public init(scenario: Scenario, app: AppRegistration, watchApp: AppRegistration? = nil, seed: UInt64? = nil, duration: EmulatedDuration? = nil,
+    public init(scenario: Scenario, app: AppRegistration, watchApp: AppRegistration, seed: UInt64? = nil, duration: EmulatedDuration? = nil,
                 nemesis: NemesisSpec? = nil, settled: Bool = false, realStorage: Bool? = nil) {
-        precondition(scenario.topology.watch.app == watchApp?.name,
-                     "Invalid state: the topology's watch app is \(scenario.topology.watch.app ?? "built in"), the simulator was given \(watchApp?.name ?? "none")")
+        precondition(scenario.topology.watch.app == watchApp.name,
+                     "Invalid state: the topology's watch app is \(scenario.topology.watch.app), the simulator was given \(watchApp.name)")
         AppRuntime.clearUserDefaults()
         self.scenario = scenario
         var topology = scenario.topology

@@ -35,7 +35,7 @@ struct SimulateBench: ParsableCommand {
         var events = 0
         var log: [UInt8] = []
         for index in 0..<repeats {
-            var simulator = Simulator(scenario: loaded, app: app, watchApp: try? AppCatalog.watchApp(for: loaded.topology))
+            var simulator = Simulator(scenario: loaded, app: app, watchApp: try AppCatalog.watchApp(for: loaded.topology))
             let t0 = monotonicNanoseconds()
             simulator.run()
             times.append(Double(monotonicNanoseconds() - t0) / 1e9)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import PairSimCore
 @testable import PairSimKit
+import ReferenceWatchApp
 
 /// A phone app that activates WatchConnectivity at launch and logs what its session tells it.
 final class SessionApp: PairSimApp, WCSessionDelegate {
@@ -79,10 +80,10 @@ final class SessionApp: PairSimApp, WCSessionDelegate {
     }
 }
 
-/// A watch and a phone (with `SessionApp`) joined in memory: each one's frames reach the other at
+/// A watch (with the reference watch app) and a phone (with `SessionApp`) joined in memory: each one's frames reach the other at
 /// once, in order, unless the receiver is down.
 struct WCPair {
-    var watch: WatchModel
+    var watch: WatchNode
     var phone: PhoneNode
     var watchImage = DurableImage()
     var now = EmulatedInstant.zero
@@ -97,7 +98,7 @@ struct WCPair {
         var topology = Phone.topology
         configure(&topology)
         self.topology = topology
-        watch = WatchModel(topology: topology, boot: "w1")
+        watch = WatchNode(topology: topology, boot: "w1", app: ReferenceWatchApp.registration())
         let log = self.log
         phone = PhoneNode(topology: topology, boot: "p1",
                           app: AppRegistration(name: "session", summary: "test",
@@ -161,14 +162,14 @@ struct WCPair {
 
     /// The watch process dies and starts again from what it committed.
     mutating func restartWatch() throws {
-        watch = WatchModel(topology: topology, boot: "w2")
+        watch = WatchNode(topology: topology, boot: "w2", app: ReferenceWatchApp.registration())
         try watch.restore(watchImage.load(), now: now)
         take(watch.start(now: now), from: .watch)
         take(watch.peerConnected(now: now), from: .watch)
         take(phone.peerConnected(now: now), from: .phone)
     }
 
-    var reachable: (watch: Bool, phone: Bool) { (watch.wc.reachable, phone.platform.wc.reachable) }
+    var reachable: (watch: Bool, phone: Bool) { (watch.platform.wc.reachable, phone.platform.wc.reachable) }
     func named(_ name: String) -> [Event] { events.filter { $0.name == name } }
 }
 

@@ -54,7 +54,7 @@ struct WatchConnectivityTests {
         let refused = pair.watch("wc-send '{\"n\":5}'")
         #expect(!refused.ok && refused.reply.contains("notReachable"))
         #expect(pair.named("wc.refused").count == 1)
-        #expect(pair.watch.wc.counters.messagesSent == 4)
+        #expect(pair.watch.platform.wc.counters.messagesSent == 4)
     }
 
     @Test("a message from the phone does not wake the watch app; the app's error handler hears why")  // R: X2
@@ -124,15 +124,15 @@ struct WatchConnectivityTests {
             ids.append(String(reply.split(separator: " ")[2]))
         }
         pair.advance(.seconds(30))
-        #expect(pair.watch.wc.outgoing.count == 4)
+        #expect(pair.watch.platform.wc.outgoing.count == 4)
         #expect(!pair.watch("wc-cancel \(ids[0])").ok, "the head is already on its way")
         #expect(pair.watch("wc-cancel \(ids[2])").ok)
         try pair.restartWatch()
-        #expect(pair.watch.wc.outgoing.map(\.id) == [ids[0], ids[1], ids[3]], "the queue survived the restart")
+        #expect(pair.watch.platform.wc.outgoing.map(\.id) == [ids[0], ids[1], ids[3]], "the queue survived the restart")
         pair.watch("in-range")
         pair.advance(.minutes(2))
         #expect(pair.log.lines.filter { $0.hasPrefix("userInfo") } == ["userInfo 1", "userInfo 2", "userInfo 4"])
-        #expect(pair.watch.wc.outgoing.isEmpty)
+        #expect(pair.watch.platform.wc.outgoing.isEmpty)
         #expect(pair.named("wc.finished").count == 3)
     }
 
@@ -142,7 +142,7 @@ struct WatchConnectivityTests {
         #expect(pair.phone("transfer 7").reply == "outstanding 1")
         pair.advance(.seconds(1))
         #expect(pair.log.lines.last == "finished 7 error=none")
-        #expect(pair.watch.wc.counters.userInfoReceived == 1)
+        #expect(pair.watch.platform.wc.counters.userInfoReceived == 1)
         pair.watch("foreground")
         #expect(pair.watch("wc-file run.gpx --size 4000000").ok)
         pair.advance(.seconds(1))
@@ -165,9 +165,9 @@ struct WatchConnectivityTests {
         #expect(pair.named("wc.failed").allSatisfy { $0["code"] == .string("deliveryFailed") })
         pair.watch("wc-transfer '{\"n\":1}'")
         pair.advance(.minutes(4))
-        #expect(pair.watch.wc.outgoing.count == 1, "stalled")
+        #expect(pair.watch.platform.wc.outgoing.count == 1, "stalled")
         pair.advance(.minutes(2))
-        #expect(pair.watch.wc.outgoing.isEmpty)
+        #expect(pair.watch.platform.wc.outgoing.isEmpty)
         #expect(pair.log.lines.last == "userInfo 1")
     }
 

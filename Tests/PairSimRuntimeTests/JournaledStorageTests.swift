@@ -73,16 +73,11 @@ struct JournaledStorageTests {
         var driven = try Driven(directory)
         var random = SplitMix64(seed: 14)
         var journaled = 0, direct = 0
-        let commands = ["write-sample hr 80", "write-sample hrv 51", "write-sample rhr 55", "workout",
+        let commands = ["write-sample hr 80", "write-sample hrv 51", "write-sample rhr 55", "write-samples hr 1200 --every 1s",
                         "write-samples hr 300 --every 5s", "write-sample hr 90"]
-        var running = false
         for step in 0..<150 {
             let before = driven.storage.unsettledTurns
-            var command = commands[Int(random.next() % UInt64(commands.count))]
-            if command == "workout" {
-                command = running ? "finish-workout" : "start-workout running"
-                running.toggle()
-            }
+            let command = commands[Int(random.next() % UInt64(commands.count))]
             if try driven.run(command) {
                 if driven.storage.unsettledTurns > before { journaled += 1 } else { direct += 1 }
             }
@@ -145,7 +140,7 @@ struct JournaledStorageTests {
         #expect(try journal.entries(after: 5).map(\.turn) == [6])
         // Overwritten from the start after a settling: the new turn 7, then the old 6, 9, 10 behind it.
         journal.restart()
-        try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: [.watchSessionCount(7)])))
+        try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: [.watchRestingCount(7)])))
         #expect(try journal.entries(after: 6).map(\.turn) == [7])
     }
 
@@ -239,7 +234,7 @@ extension JournaledStorageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/turns.journal"
         func entry(_ turn: UInt64, salt: UInt64, _ value: Int64) throws -> [UInt8] {
-            try #require(TurnJournal.Entry.encode(turn: turn, salt: salt, operations: [], values: [.watchSessionCount(value)]))
+            try #require(TurnJournal.Entry.encode(turn: turn, salt: salt, operations: [], values: [.watchRestingCount(value)]))
         }
         func write(salt old: UInt64, then new: UInt64) throws -> [UInt64] {
             try? FileManager.default.removeItem(atPath: path)
@@ -251,7 +246,7 @@ extension JournaledStorageTests {
             journal.restart()
             for turn: UInt64 in 6...7 { try journal.append(try entry(turn, salt: new, 200 + Int64(turn))) }
             return try TurnJournal(path: path).entries(after: 5, salt: new).map { entry -> UInt64 in
-                if case .watchSessionCount(let value)? = entry.values[.watchSessionCount] { UInt64(value) } else { 0 }
+                if case .watchRestingCount(let value)? = entry.values[.watchRestingCount] { UInt64(value) } else { 0 }
             }
         }
         // One salt for both: the stale entry chains on as turn 8, a state that never was.

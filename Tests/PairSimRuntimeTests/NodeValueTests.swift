@@ -1,5 +1,6 @@
 import Foundation
 import PairSimCore
+import PairSimApps
 import PairSimKit
 import Testing
 @testable import PairSimRuntime
@@ -22,7 +23,7 @@ struct NodeValueTests {
         for value in read { #expect(values[value.key] != nil, "\(context): \(value.key.name) read back but never written") }
     }
 
-    @Test("random days of the watch: every value it keeps reads back equal from the journal and from its tables")  // R: K7
+    @Test("random days of the watch and its reference app: every value it keeps reads back equal from the journal and from its tables")  // R: K7, A10
     func watchValuesRoundTrip() throws {
         let path = SQLiteStorageTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -37,7 +38,8 @@ struct NodeValueTests {
         // Record changes wait for the next export (`cloudkit.export`).
         var topology = SQLiteStorageTests.topology
         topology.channels[.cloudkit, default: ChannelConfig()].exportInterval = .minutes(20)
-        var watch = WatchModel(topology: topology, boot: "b1")
+        // The watch with the reference watch app on it, whose actions drive its workouts (R: A10).
+        var watch = WatchNode(topology: topology, boot: "b1", app: try AppCatalog.watchApp(for: topology))
         var now = EmulatedInstant.zero
         _ = watch.start(now: now)
         var seen = Set<NodeValue.Key>()
@@ -58,8 +60,9 @@ struct NodeValueTests {
             seen.formUnion(values.filter { !$0.isEmpty }.map(\.key))
         }
         // The days reached every value the reference watch keeps, each with something in it.
-        let kept: Set<NodeValue.Key> = [.storeAnchor, .sync, .watchConnectivity, .cloudKitExport, .watchSession, .watchSessionCount, .watchRestingCount,
-                                        .watchNextRestingAt, .watchFailNextFinish, .watchClock, .watchPartitions, .watchUUIDs, .watchPlan, .watchBulk]
+        let kept: Set<NodeValue.Key> = [.storeAnchor, .sync, .watchConnectivity, .cloudKitExport, .watchHostedWorkout, .watchHostedSessions,
+                                        .watchAppDefaults, .watchRestingCount, .watchNextRestingAt, .watchFailNextFinish, .watchClock,
+                                        .watchPartitions, .watchUUIDs, .watchPlan, .watchBulk]
         #expect(kept.subtracting(seen).isEmpty, "never kept anything: \(kept.subtracting(seen).map(\.name).sorted())")
     }
 

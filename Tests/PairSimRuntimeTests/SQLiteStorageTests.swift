@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import PairSimApps
 import PairSimCore
+import PairSimKit
 import Testing
 @testable import PairSimRuntime
 
@@ -16,7 +18,7 @@ struct SQLiteStorageTests {
     }
 
     /// Runs commands on a watch, committing every turn like the node loop does.
-    static func drive(_ watch: inout WatchModel, _ storage: SQLiteStorage, _ commands: [(Int64, String)]) throws {
+    static func drive<Node: NodeModel>(_ watch: inout Node, _ storage: SQLiteStorage, _ commands: [(Int64, String)]) throws {
         var persisted = NodeValues()
         for (seconds, text) in commands {
             let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
@@ -33,18 +35,20 @@ struct SQLiteStorageTests {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let storage = try SQLiteStorage(path: path)
-        var watch = WatchModel(topology: Self.topology, boot: "b1")
+        // The reference watch app's workouts, the second paused when the watch stops (R: A10).
+        let app = try AppCatalog.watchApp(for: Self.topology)
+        var watch = WatchNode(topology: Self.topology, boot: "b1", app: app)
         _ = watch.start(now: .zero)
         try Self.drive(&watch, storage, [(0, "start-workout strength"), (1_200, "finish-workout"),
-                                          (1_300, "write-sample hrv 51"), (1_400, "start-workout running")])
-        var restored = WatchModel(topology: Self.topology, boot: "b2")
+                                          (1_300, "write-sample hrv 51"), (1_400, "start-workout running"), (1_450, "pause")])
+        var restored = WatchNode(topology: Self.topology, boot: "b2", app: app)
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(1_500))
         #expect(restored.store.workouts == watch.store.workouts)
         #expect(restored.store.samples(.heartRate) == watch.store.samples(.heartRate))
         #expect(restored.store.sampleCount == watch.store.sampleCount)
         #expect(restored.records.records == watch.records.records)
         #expect(restored.persistentValues() == watch.persistentValues())
-        #expect(restored.session.stateName == "running")
+        #expect(restored.platform.workout?.state == .paused && restored.platform.workout?.activity.name == "running")
         #expect(restored.sync.pending(.healthkit) == watch.sync.pending(.healthkit))
         // The restored watch continues the same UUID sequence as one that never stopped.
         var a = watch, b = restored
@@ -148,6 +152,8 @@ struct SQLiteStorageTests {
         let storage = try SQLiteStorage(path: path)
         var watch = WatchModel(topology: Self.topology, boot: "b1")
         _ = watch.start(now: .zero)
+        // The watch app activates its session (no app runs here: what arrives for it waits).
+        _ = watch.handle([.wcActivate], answering: .terminated, now: .zero)
         try Self.drive(&watch, storage, [(1, "out-of-range"), (2, #"wc-transfer '{"n":1,"list":[1,2.5,"x",false,{"deep":true}]}'"#),
                                           (3, "wc-file route.gpx --size 5000 --metadata '{\"kind\":\"gpx\"}'"),
                                           (4, #"wc-context '{"tab":"train"}'"#), (5, "in-range"), (5, "foreground")])

@@ -221,30 +221,38 @@ struct SchemaTests {
         }
     }
 
-    @Test("a watch database written by wave 1 (schema v1) is migrated: the restored watch is the one that stopped")  // R: K1, S5
+    @Test("a watch database written by wave 1 (schema v1) is migrated: the restored watch is the one that stopped, less the built-in app's session")  // R: K1, S5, A10
     func migratesWatchV1() throws {
         let path = SQLiteStorageTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1")
+        var watch = WatchNode(topology: SQLiteStorageTests.topology, boot: "b1", app: try AppCatalog.watchApp(for: SQLiteStorageTests.topology))
         _ = watch.start(now: .zero)
         for (seconds, command) in [(0, "start-workout strength squat plank"), (1_200, "finish-workout"),
-                                   (1_300, "generate-workouts 3 --every 1h --duration 20m"),
-                                   (1_400, "start-workout running"), (1_500, "pause")] as [(Int64, String)] {
+                                   (1_300, "generate-workouts 3 --every 1h --duration 20m"), (1_400, "write-sample hrv 51")] as [(Int64, String)] {
             #expect(watch.handle(commandText: command, now: .zero + .seconds(seconds)).ok, "\(command)")
         }
         var outbox: [Channel: [OutboxRecord]] = [:]
         for channel in Channel.allCases { outbox[channel] = Self.outbox(watch.sync, channel) }
         #expect(!(outbox[.healthkit] ?? []).isEmpty)
         // Wave 1 kept a "lockBuffer"/"container" only on phones, and keys since retired: dropped.
-        var values = Self.legacy(watch.persistentValues())
+        // Its watch ran PairSim's built-in app, whose paused session v12 drops (R: A10); the
+        // hosted app's values came with v7, so a wave-1 database has none.
+        let hosted: Set<NodeValue.Key> = [.watchHostedWorkout, .watchHostedSessions]
+        let kept = NodeValues(watch.persistentValues().filter { !hosted.contains($0.key) })
+        var values = Self.legacy(kept)
         values["watch.retired"] = .int(1)
+        values["watch.session"] = .object(["state": "paused", "live": .object([
+            "activity": "running", "exercises": .array(["Running"]), "start": .int(1_400_000), "segments": .array([.array([.int(1_400_000), .int(1_500_000)])]),
+            "number": .int(2), "recovered": .bool(false), "hasBuilder": .bool(true),
+        ])])
+        values["watch.sessionCount"] = .int(2)
         try Self.writeV1(path, values: values, outbox: outbox, workouts: watch.store.workouts.map { ($0, 1) },
                          records: watch.records.records)
         var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2")
         let state = try SQLiteStorage(path: path).load()
         try restored.restore(state, now: .zero + .seconds(1_600))
-        #expect(restored.persistentValues() == watch.persistentValues())
-        #expect(restored.session.stateName == "paused")
+        #expect(NodeValues(restored.persistentValues().filter { !hosted.contains($0.key) }) == kept)
+        #expect(restored.workout == nil, "the built-in app's session is not carried over")
         #expect(restored.store.workouts == watch.store.workouts)
         #expect(restored.records.records == watch.records.records)
         for channel in Channel.allCases {
@@ -274,7 +282,7 @@ struct SchemaTests {
         #expect(read[.storeAnchor] == .storeAnchor(7) && read[.watchFailNextFinish] == .watchFailNextFinish(true))
     }
 
-    @Test("a developer's watch app's workout session, builder and AppDefaults round-trip through the watch's tables (schema v7)")  // R: A9, K1
+    @Test("a watch app's workout session, builder and AppDefaults round-trip through the watch's tables (schema v7, v12)")  // R: A9, K1
     func hostedWatchState() throws {
         let path = SQLiteStorageTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }

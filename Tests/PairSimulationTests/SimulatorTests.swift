@@ -156,7 +156,7 @@ struct HostedWatchSimulationTests {
         let broken = AppRegistration(name: "workout-watch", summary: "broken", actions: WorkoutWatchApp.actions,
                                      makeWatchApp: { WorkoutWatchApp(endsCollectionFirst: false) })
         for seed in UInt64(1)...3 {
-            for (app, fails) in [(try AppCatalog.watchApp(for: scenario.topology)!, false), (broken, true)] {
+            for (app, fails) in [(try AppCatalog.watchApp(for: scenario.topology), false), (broken, true)] {
                 var run = Simulator(scenario: scenario, app: reference, watchApp: app, seed: seed, nemesis: NemesisSpec())
                 run.run()
                 let verdict = run.verdicts().first { $0.label == "invariant: the workout is saved" }

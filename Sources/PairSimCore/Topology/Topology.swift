@@ -17,9 +17,8 @@ public struct NodeEndpoints: Hashable, Sendable {
 /// Watch behaviour settings.
 public struct WatchConfig: Hashable, Sendable {
     /// The watch app to run, by name (`watch.app`): by default `reference`, the seeds' watch app on
-    /// PairSimKit (R: A10); nil: the seeds' app built into the watch's platform, which only tests
-    /// of the platform itself still choose.
-    public var app: String? = "reference"
+    /// PairSimKit (R: A10).
+    public var app = "reference"
     /// That app's own settings (`watch.app.settings`), for it to read with `AppSettings`.
     public var appSettings = JSONObject()
     /// `watch.app.initialState: notRunning`: the app is not launched when the node starts; the

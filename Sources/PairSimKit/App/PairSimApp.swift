@@ -114,11 +114,6 @@ public struct AppRegistration: Sendable {
         factory = { WatchAppHost(makeWatchApp()) }
     }
 
-    /// The seeds' watch app, which the watch's platform runs itself (nothing to make).
-    package static let builtInWatchApp = AppRegistration(name: "seeds", summary: "", actions: [], makeWatchApp: {
-        preconditionFailure("Invalid state: the seeds' watch app is built into the watch platform")
-    })
-
     package func make() -> any PairSimApp { factory() }
 
     /// The actions as the platform's command grammar lists them.

@@ -1,15 +1,14 @@
 package import PairSimCore
 
-/// The watch as both drivers run it: the watch platform with, when a developer's watch app is
-/// chosen (`watch.app`, `--app`), that app under it, delivered as the phone's is (`AppHostingNode`).
-/// Without one the platform runs the seeds' watch app built into it.
+/// The watch as both drivers run it: the watch platform with its app under it (`watch.app`,
+/// `--app`; the reference watch app by default), delivered as the phone's is (`AppHostingNode`).
 package struct WatchNode: AppHostingNode {
     package var platform: WatchModel
     package let runtime: AppRuntime
 
-    package init(topology: Topology, boot: String, exports: HealthExportOpener? = nil, app: AppRegistration? = nil) {
-        platform = WatchModel(topology: topology, boot: boot, exports: exports, app: app?.name)
-        runtime = AppRuntime(registration: app ?? .builtInWatchApp, seed: topology.seed(for: .watch), settings: topology.watch.appSettings)
+    package init(topology: Topology, boot: String, exports: HealthExportOpener? = nil, app: AppRegistration) {
+        platform = WatchModel(topology: topology, boot: boot, exports: exports, app: app.name)
+        runtime = AppRuntime(registration: app, seed: topology.seed(for: .watch), settings: topology.watch.appSettings)
     }
 
     package var node: NodeName { .watch }
@@ -25,7 +24,6 @@ package struct WatchNode: AppHostingNode {
     package mutating func restore(_ state: PersistedState, now: EmulatedInstant) throws(DecodeError) {
         try platform.restore(state, now: now)
     }
-    var hosted: Bool { platform.hostedApp != nil }
 
     // What drivers and invariants read of the watch, read in place (a getter would copy the
     // platform's stores; the simulator reads `sync` every turn).
@@ -36,14 +34,12 @@ package struct WatchNode: AppHostingNode {
     package mutating func start(now: EmulatedInstant) -> [NodeAction] {
         runtime.nodeStarted(at: now)
         var actions = platform.start(now: now)
-        guard hosted else { return actions }
         actions[0] = PhoneNode.naming(actions[0], app: runtime.registration.name)
         settle(&actions, now: now)
         return actions
     }
 
     package mutating func handle(command: ParsedCommand, now: EmulatedInstant) -> CommandResult {
-        guard hosted else { return platform.handle(command: command, now: now) }
         let appCommands = runtime.registration.commandSpecs
         guard appCommands.contains(where: { $0.verb == command.verb }) else {
             var result = platform.handle(command: command, now: now)
@@ -57,19 +53,18 @@ package struct WatchNode: AppHostingNode {
 
     package mutating func receive(frames: [[UInt8]], now: EmulatedInstant) -> [NodeAction] {
         var actions = platform.receive(frames: frames, now: now)
-        if hosted { settle(&actions, now: now) }
+        settle(&actions, now: now)
         return actions
     }
 
     package mutating func peerConnected(now: EmulatedInstant) -> [NodeAction] {
         var actions = platform.peerConnected(now: now)
-        if hosted { settle(&actions, now: now) }
+        settle(&actions, now: now)
         return actions
     }
 
     package mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
         var actions = platform.advance(to: now)
-        guard hosted else { return actions }
         settle(&actions, now: now)
         // A `generate-workouts` stream's starts and ends, as the user's actions in the app.
         for command in platform.takePlannedActions(now: now) {

@@ -28,8 +28,8 @@ public enum AppChoice {
         }
     }
 
-    /// The topology's watch app (`watch.app`), or nil for the seeds' app built into the watch.
-    public static func resolveWatch(topology: Topology) throws -> AppRegistration? {
+    /// The topology's watch app (`watch.app`, the reference watch app unless it names another).
+    public static func resolveWatch(topology: Topology) throws -> AppRegistration {
         do {
             return try AppCatalog.watchApp(for: topology, extra: extraApps)
         } catch {

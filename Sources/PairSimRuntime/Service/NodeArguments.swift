@@ -36,7 +36,7 @@ public struct NodeArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Colour stdout: auto (when a terminal), always, never.", valueName: "when"))
     public var color: String = "auto"
 
-    @Option(help: ArgumentHelp("the app under test, by name: phone-node's iPhone app (default: the topology's phone.app, else reference); watch-node's watch app (default: the topology's watch.app, else PairSim's built-in watch app); `topology apps` lists them.", valueName: "name"))
+    @Option(help: ArgumentHelp("the app under test, by name: phone-node's iPhone app (default: the topology's phone.app, else reference); watch-node's watch app (default: the topology's watch.app, else reference); `topology apps` lists them.", valueName: "name"))
     public var app: String?
 
     @Option(help: ArgumentHelp("Stop when this process is no longer the parent (set by the launcher so nodes never outlive it).", valueName: "pid"))

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PairSimApps
 import PairSimCore
 import PairSimHealthExport
 import PairSimKit
@@ -89,7 +90,9 @@ public enum NodeRunner {
     /// The core model for `options.node`.
     @Sendable public static func makeModel(_ options: NodeOptions, boot: String) -> any NodeModel {
         switch options.node {
-        case .watch: WatchNode(topology: options.topology, boot: boot, exports: HealthExportReader.opener, app: options.app)
+        // Options made by hand rather than parsed (tests) may leave the watch's app to the topology.
+        case .watch: WatchNode(topology: options.topology, boot: boot, exports: HealthExportReader.opener,
+                               app: options.app ?? (try! AppCatalog.watchApp(for: options.topology)))
         case .phone: PhoneNode(topology: options.topology, boot: boot, app: options.app!)
         }
     }

@@ -100,10 +100,16 @@ extension SQLiteStorage {
         migrator.registerMigration("v11") { db in
             try db.execute(sql: "ALTER TABLE wc_inbox ADD COLUMN is_data BOOLEAN NOT NULL DEFAULT 0")
         }
-        // v12: the watch app is hosted by default (R: A10): its session crashed and waiting for
-        // `recover`, or recovered without its builder; a `generate-workouts` stream's workout started.
+        // v12: the reference watch app replaces the one built into the watch (R: A10): its hosted
+        // session crashed and waiting for `recover`, or recovered without its builder, or recovered;
+        // a `generate-workouts` stream's workout started in the app. The built-in app's session
+        // tables go (a session of it under way is not carried over); `node_state.session_count`
+        // stays, unread.
         migrator.registerMigration("v12") { db in
             try db.execute(sql: """
+                DROP TABLE watch_session;
+                DROP TABLE watch_session_exercises;
+                DROP TABLE watch_session_segments;
                 ALTER TABLE watch_hosted_workout ADD COLUMN crashed BOOLEAN NOT NULL DEFAULT 0;
                 ALTER TABLE watch_hosted_workout ADD COLUMN builder_lost BOOLEAN NOT NULL DEFAULT 0;
                 ALTER TABLE watch_hosted_workout ADD COLUMN recovered BOOLEAN NOT NULL DEFAULT 0;

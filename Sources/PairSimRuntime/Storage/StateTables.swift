@@ -47,7 +47,6 @@ enum StateTables {
         case .storeAnchor(let anchor): ("store_anchor", anchor)
         case .watchUUIDs(let state): ("watch_uuid_state", Int64(bitPattern: state))
         case .phoneUUIDs(let state): ("phone_uuid_state", Int64(bitPattern: state))
-        case .watchSessionCount(let count): ("session_count", count)
         case .watchRestingCount(let count): ("resting_count", count)
         case .watchNextRestingAt(let instant): ("next_resting_at", instant?.milliseconds)
         case .watchFailNextFinish(let flag): ("fail_next_finish", flag)
@@ -60,7 +59,7 @@ enum StateTables {
     /// for a value kept in columns).
     static func rows(_ value: NodeValue) -> [StateRows] {
         switch value {
-        case .storeAnchor, .watchUUIDs, .phoneUUIDs, .watchSessionCount, .watchRestingCount, .watchNextRestingAt, .watchFailNextFinish,
+        case .storeAnchor, .watchUUIDs, .phoneUUIDs, .watchRestingCount, .watchNextRestingAt, .watchFailNextFinish,
              .phoneSaveFailures, .sync, .watchHostedSessions:
             return []
         case .cloudKitExport(let export):
@@ -71,14 +70,6 @@ enum StateTables {
                                 record.healthKitWorkoutID?.text, record.source.name]
                            }, scope: ("queue", queue)),
                     .keyed("export_deletions", key: ["id"], order: nil, ["id"], export.pending.deleted.map { [$0.text] })]
-        case .watchSession(let session):
-            let live = session.live
-            var wasPaused: Bool?
-            if case .crashed(_, let paused) = session.state { wasPaused = paused }
-            return [.single("watch_session", ["state", "activity", "start_ms", "number", "recovered", "has_builder", "was_paused"],
-                            [session.stateName, live?.activity.name, live?.start.milliseconds, live?.number, live?.recovered, live?.hasBuilder, wasPaused]),
-                    .positional("watch_session_exercises", ["name"], (live?.exercises ?? []).map { [$0] }),
-                    .positional("watch_session_segments", ["start_ms", "end_ms"], (live?.segments ?? []).map { [$0.start.milliseconds, $0.end?.milliseconds] })]
         case .watchPlan(let plan):
             return [.single("watch_plan", ["remaining", "every_ms", "duration_ms", "next_at", "generated", "started"], plan.map { plan in
                 [Int64(plan.remaining), plan.every.milliseconds, plan.duration.milliseconds, plan.nextAt.milliseconds, Int64(plan.generated), plan.started]
@@ -146,14 +137,12 @@ enum StateTables {
         if let anchor = int("store_anchor") { values.insert(.storeAnchor(anchor)) }
         if let state = int("watch_uuid_state") { values.insert(.watchUUIDs(UInt64(bitPattern: state))) }
         if let state = int("phone_uuid_state") { values.insert(.phoneUUIDs(UInt64(bitPattern: state))) }
-        if let count = int("session_count") { values.insert(.watchSessionCount(count)) }
         if let count = int("resting_count") { values.insert(.watchRestingCount(count)) }
         if let instant = int("next_resting_at") { values.insert(.watchNextRestingAt(EmulatedInstant(milliseconds: instant))) }
         if let flag = row["fail_next_finish"] as Bool? { values.insert(.watchFailNextFinish(flag)) }
         if let count = int("save_failures") { values.insert(.phoneSaveFailures(count)) }
         if let sync = try readSync(db) { values.insert(.sync(sync)) }
         if let export = try readExport(db, nextExportAt: int("next_export_at")) { values.insert(.cloudKitExport(export)) }
-        if let session = try readSession(db) { values.insert(.watchSession(session)) }
         if let plan = try Row.fetchOne(db, sql: "SELECT * FROM watch_plan") {
             var kept = WorkoutPlan(remaining: Int(plan["remaining"] as Int64), every: .milliseconds(plan["every_ms"]),
                                    duration: .milliseconds(plan["duration_ms"]), nextAt: EmulatedInstant(milliseconds: plan["next_at"]))
@@ -236,31 +225,6 @@ enum StateTables {
             defaults.append(entry["key"], try JSONParser().parse(entry["value"] as String))
         }
         return defaults
-    }
-
-    static func readSession(_ db: Database) throws -> WorkoutSession? {
-        guard let session = try Row.fetchOne(db, sql: "SELECT * FROM watch_session") else { return nil }
-        let state: String = session["state"]
-        switch state {
-        case "idle": return WorkoutSession()
-        case "ended": return WorkoutSession(state: .ended)
-        default: break
-        }
-        let name: String = session["activity"]
-        guard let activity = Activity.named(name) else { throw RuntimeError("watch_session.activity: unknown activity \(name)") }
-        let segments = try Row.fetchAll(db, sql: "SELECT start_ms, end_ms FROM watch_session_segments ORDER BY position").map { segment in
-            WorkoutSession.Segment(start: EmulatedInstant(milliseconds: segment["start_ms"]),
-                                   end: (segment["end_ms"] as Int64?).map(EmulatedInstant.init(milliseconds:)))
-        }
-        let live = WorkoutSession.Live(activity: activity, exercises: try String.fetchAll(db, sql: "SELECT name FROM watch_session_exercises ORDER BY position"),
-                                       start: EmulatedInstant(milliseconds: session["start_ms"]), segments: segments, number: session["number"],
-                                       recovered: session["recovered"], hasBuilder: session["has_builder"])
-        switch state {
-        case "running": return WorkoutSession(state: .running(live))
-        case "paused": return WorkoutSession(state: .paused(live))
-        case "crashed": return WorkoutSession(state: .crashed(live, wasPaused: session["was_paused"] as Bool? ?? false))
-        default: throw RuntimeError("watch_session.state: unknown state \(state)")
-        }
     }
 
     static func readHostedWorkout(_ db: Database) throws -> HostedWorkout.Snapshot? {

@@ -278,6 +278,10 @@ final class TurnJournal {
             }
             for _ in 0..<(try reader.u32()) {
                 let name = String(decoding: try reader.bytes(), as: UTF8.self)
+                if NodeValue.Key.retired.contains(name) {
+                    _ = try reader.json()
+                    continue
+                }
                 guard let key = NodeValue.Key(name: name) else { throw reader.error("turn \(turn): unknown state value \(name.prefix(40))") }
                 do { values.insert(try NodeValue(key, json: try reader.json())) } catch let error as DecodeError {
                     throw reader.error("turn \(turn): \(error)")

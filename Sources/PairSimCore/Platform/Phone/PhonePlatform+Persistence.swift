@@ -56,7 +56,7 @@ extension PhonePlatform {
             case .phoneDeferred(let types): deferredUntilUnlock = types
             case .phoneUUIDs(let random): uuids.random.state = random
             case .phoneClock(let clock): time.restore(clock, now: now)
-            case .watchSession, .watchHostedWorkout, .watchHostedSessions, .watchSessionCount, .watchRestingCount, .watchNextRestingAt,
+            case .watchHostedWorkout, .watchHostedSessions, .watchRestingCount, .watchNextRestingAt,
                  .watchFailNextFinish, .watchAppDefaults, .watchClock, .watchPartitions, .watchUUIDs, .watchPlan, .watchBulk, .watchImport:
                 throw DecodeError(path: value.key.name, reason: "a watch's value in the phone's state")
             }

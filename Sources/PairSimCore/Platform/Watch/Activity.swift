@@ -8,8 +8,6 @@ public struct Activity: Hashable, Sendable {
     public var variability: Double
     /// Interval training: alternates hard and easy every this many seconds (0 = steady).
     public var intervalSeconds: Double
-    /// Exercise records one session of this activity produces by default (the watch app's choice).
-    public var defaultExercises: [String] { SeedsWatchApp.defaultExercises(name) }
 
     public static let all: [Activity] = [
         Activity(name: "running", steadyHeartRate: 152, variability: 4, intervalSeconds: 0),

@@ -166,7 +166,7 @@ extension WatchModel: WCAppHost {
 
     /// The app finished handling what it was handed: off screen with nothing left to do, it is suspended.
     public mutating func appSettled(now: EmulatedInstant) -> [NodeAction] {
-        guard hostedApp != nil, appCalls.isEmpty else { return [] }
+        guard appCalls.isEmpty else { return [] }
         return suspendIfIdle(now: now)
     }
 

@@ -1,16 +1,11 @@
 /// The watch's command grammar (docs/COMMANDS.md lists the same).
 extension WatchModel {
     public static let commands: [CommandSpec] = [
-        CommandSpec("start-workout", "<activity> [exercise…]",
-                    "start a session: \(Activity.all.map(\.name).joined(separator: ", ")); optional exercise names become records"),
-        CommandSpec("pause", "", "pause the running session"),
-        CommandSpec("resume", "", "resume the paused session"),
-        CommandSpec("finish-workout", "", "end the session: save the HKWorkout, its heart-rate samples and ExerciseRecords, sync them"),
         CommandSpec("generate-workouts", "<count> [--every D] [--duration D] [--first T]",
-                    "a stream of workouts, one ending every D (default 10m), each --duration long (default 5m), rotating activities; the first ends at emulated time T (default: now + every)"),
-        CommandSpec("fail-finish", "", "make the next finish fail: records are saved with healthKitWorkoutID = nil"),
-        CommandSpec("crash", "", "the watch app dies mid-session"),
-        CommandSpec("recover", "[--no-builder]", "relaunch and recover the session; --no-builder loses the workout builder"),
+                    "the user's workouts in the watch app, one ending every D (default 10m), each --duration long (default 5m), rotating activities; the first ends at emulated time T (default: now + every)"),
+        CommandSpec("fail-finish", "", "make the app's next finishWorkout() fail: no workout is saved"),
+        CommandSpec("crash", "", "the watch app's process dies mid-session; the session waits for 'recover'"),
+        CommandSpec("recover", "[--no-builder]", "relaunch the app to recover the session; --no-builder loses the builder's data, so finishWorkout() fails"),
         CommandSpec("write-sample", "<type> <value> [--duration D]",
                     "save a sample now: hrv, rhr, sleep <stage>, steps, weight, bodyfat (0–1), bmi, hr, energy"),
         CommandSpec("write-samples", "<type> <count> [--every D]",
@@ -41,29 +36,7 @@ extension WatchModel {
             // The table is the authority: an option its usage does not name is refused first (R: K6).
             try ArgumentReader.checkOptions(line, spec)
             let args = ArgumentReader(line, spec)
-            if let hostedApp, Self.seedsAppVerbs.contains(line.verb) {
-                throw CommandError("\(line.verb): the watch runs the app \"\(hostedApp)\", not PairSim's built-in watch app; its own actions drive its workouts ('help' lists them)")
-            }
             switch line.verb {
-            case "start-workout":
-                try args.expect(1...20)
-                let name = try args.choice(0, name: "activity", from: Activity.all.map(\.name))
-                for exercise in line.arguments.dropFirst() where exercise.utf8.count > Workout.maxActivityBytes {
-                    throw CommandError("start-workout: an exercise name is at most \(Workout.maxActivityBytes) bytes (one has \(exercise.utf8.count)); the wire refuses longer ones")
-                }
-                return startWorkout(Activity.named(name)!, exercises: Array(line.arguments.dropFirst()), now: now)
-            case "pause":
-                try args.expect(0...0)
-                try session.pause(now: now)
-                return ok("paused", [event(.workoutPaused, now, ["activity": .string(session.live!.activity.name)])])
-            case "resume":
-                try args.expect(0...0)
-                try session.resume(now: now)
-                return ok("resumed", [event(.workoutResumed, now, ["activity": .string(session.live!.activity.name)])])
-            case "finish-workout":
-                try args.expect(0...0)
-                try requireRoom()
-                return try finishWorkout(now: now)
             case "generate-workouts":
                 try args.expect(1...1, options: ["every", "duration", "first"])
                 let count = try args.integer(0, name: "count", in: 1...100_000)
@@ -81,16 +54,11 @@ extension WatchModel {
                 return ok("the next finish-workout will fail to save its HKWorkout")
             case "crash":
                 try args.expect(0...0)
-                if hostedApp != nil { return try crashHostedApp(now: now) }
-                try session.crash(now: now)
-                return ok("watch app crashed mid-session; 'recover' resumes it", [event(.workoutCrashed, now)])
+                return try crashHostedApp(now: now)
             case "recover":
                 try args.expect(0...0, flags: ["no-builder"])
                 let keep = line.options["no-builder"] == nil
-                if hostedApp != nil { return try recoverHostedApp(keepBuilder: keep, now: now) }
-                try session.recover(keepBuilder: keep, now: now)
-                return ok("session recovered (\(session.stateName))\(keep ? "" : ", without its workout builder")",
-                          [event(.workoutRecovered, now, ["builder": .bool(keep), "state": .string(session.stateName)])])
+                return try recoverHostedApp(keepBuilder: keep, now: now)
             case "write-sample":
                 try requireRoom()
                 return try writeSample(args, now: now)
@@ -127,13 +95,9 @@ extension WatchModel {
         }
     }
 
-    /// The commands that drive the seeds' built-in watch app: a hosted app has its own actions instead.
-    static let seedsAppVerbs: Set<String> = ["start-workout", "pause", "resume", "finish-workout"]
-
-    /// The session's state as `status` and events name it: `idle`, `running`, `paused`, `crashed`
-    /// or `ended` (with a hosted app also `prepared` and `stopped`).
+    /// The app's session's state as `status` and events name it: `idle`, `prepared`, `running`,
+    /// `paused`, `stopped`, `crashed` or `ended`.
     var sessionStateName: String {
-        guard hostedApp != nil else { return session.stateName }
         guard let w = workout else { return "idle" }
         if w.crashed { return "crashed" }
         if w.finished { return "ended" }
@@ -179,19 +143,6 @@ extension WatchModel {
         }
     }
 
-    mutating func startWorkout(_ activity: Activity, exercises: [String], now: EmulatedInstant) -> CommandResult {
-        do {
-            try session.start(activity, exercises: exercises.isEmpty ? activity.defaultExercises : exercises,
-                              number: sessionCount + 1, now: now)
-        } catch {
-            return .failure(error)
-        }
-        sessionCount += 1
-        return ok("started \(activity.name) session #\(sessionCount)", [
-            event(.workoutStarted, now, ["activity": .string(activity.name), "session": .int(sessionCount)]),
-        ])
-    }
-
     mutating func partition(_ verb: String, now: EmulatedInstant) -> CommandResult {
         let partition: WatchPartition = verb == "out-of-range" || verb == "in-range" ? .outOfRange : .offline
         let reason = partition.rawValue
@@ -214,32 +165,25 @@ extension WatchModel {
     /// `status --json` (schema in docs/COMMANDS.md).
     func statusJSON(now: EmulatedInstant) -> JSONObject {
         var session: JSONObject = ["state": .string(sessionStateName)]
-        if hostedApp != nil, let w = workout, w.isRecoverable {
+        if let w = workout, w.isRecoverable {
             session.append("activity", .string(w.activity.name))
             session.append("number", .int(w.number))
             session.append("activeMs", .int(w.activeDuration(at: now).milliseconds))
             session.append("recovered", .bool(w.wasRecovered))
-        } else if let live = self.session.live {
-            session.append("activity", .string(live.activity.name))
-            session.append("number", .int(Int64(live.number)))
-            session.append("activeMs", .int(live.activeDuration(at: now).milliseconds))
-            session.append("recovered", .bool(live.recovered))
         }
         var object: JSONObject = ["node": "watch", "at": .int(now.milliseconds), "seed": .int(Int64(bitPattern: seed))]
         object.append("session", .object(session))
         object.append("clock", .object(time.clock.fields(at: now)))
-        if let hostedApp {
-            var app: JSONObject = ["name": .string(hostedApp), "running": .bool(appRunning), "misbehaviours": .int(Int64(appMisbehaviours))]
-            var counts = JSONObject()
-            for key in appCounters.keys.sorted() { counts.append(key, .int(Int64(appCounters[key]!))) }
-            app.append("counters", .object(counts))
-            if let workout {
-                app.append("workout", .object(["number": .int(workout.number), "state": .string(workout.state.name),
-                                               "activity": .string(workout.activity.name), "activeMs": .int(workout.activeDuration(at: now).milliseconds),
-                                               "samples": .int(Int64(workout.samples)), "finished": .bool(workout.finished)]))
-            }
-            object.append("watchApp", .object(app))
+        var app: JSONObject = ["name": .string(hostedApp), "running": .bool(appRunning), "misbehaviours": .int(Int64(appMisbehaviours))]
+        var counts = JSONObject()
+        for key in appCounters.keys.sorted() { counts.append(key, .int(Int64(appCounters[key]!))) }
+        app.append("counters", .object(counts))
+        if let workout {
+            app.append("workout", .object(["number": .int(workout.number), "state": .string(workout.state.name),
+                                           "activity": .string(workout.activity.name), "activeMs": .int(workout.activeDuration(at: now).milliseconds),
+                                           "samples": .int(Int64(workout.samples)), "finished": .bool(workout.finished)]))
         }
+        object.append("watchApp", .object(app))
         object.append("workoutStream", plan.map { .object(["generated": .int(Int64($0.generated)), "remaining": .int(Int64($0.remaining))]) } ?? .null)
         object.append("bulkWrite", bulk.map { .object(["type": .string($0.type.rawValue), "done": .int(Int64($0.done)), "total": .int(Int64($0.total))]) } ?? .null)
         object.append("healthImport", healthImport?.progressJSON ?? .null)
@@ -253,20 +197,15 @@ extension WatchModel {
 
     func status(now: EmulatedInstant) -> String {
         var lines = ["watch at \(now) seed \(seed)", time.statusLine(at: now)]
-        if hostedApp != nil, let w = workout, w.isRecoverable {
+        if let w = workout, w.isRecoverable {
             lines.append("session: \(sessionStateName) \(w.activity.name) #\(w.number), active \(w.activeDuration(at: now))\(w.wasRecovered ? ", recovered" : "")")
-        } else if let live = session.live {
-            let active = live.activeDuration(at: now)
-            lines.append("session: \(session.stateName) \(live.activity.name) #\(live.number), active \(active)\(live.recovered ? ", recovered" : "")")
         } else {
-            lines.append("session: \(session.stateName)")
+            lines.append("session: \(sessionStateName)")
         }
-        if let hostedApp {
-            lines.append("app: \(hostedApp) (\(appRunning ? "running" : "not running")), misbehaviours \(appMisbehaviours)"
-                         + appCounters.keys.sorted().map { ", \($0) \(appCounters[$0]!)" }.joined())
-            if let workout {
-                lines.append("app's workout session #\(workout.number): \(workout.state.name) \(workout.activity.name), active \(workout.activeDuration(at: now)), \(workout.samples) samples collected\(workout.finished ? ", finished" : "")")
-            }
+        lines.append("app: \(hostedApp) (\(appRunning ? "running" : "not running")), misbehaviours \(appMisbehaviours)"
+                     + appCounters.keys.sorted().map { ", \($0) \(appCounters[$0]!)" }.joined())
+        if let workout {
+            lines.append("app's workout session #\(workout.number): \(workout.state.name) \(workout.activity.name), active \(workout.activeDuration(at: now)), \(workout.samples) samples collected\(workout.finished ? ", finished" : "")")
         }
         if let bulk { lines.append("bulk write: \(bulk.done) of \(bulk.total) \(bulk.type.rawValue) samples") }
         if let job = healthImport {

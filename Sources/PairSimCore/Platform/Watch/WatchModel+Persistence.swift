@@ -16,18 +16,14 @@ extension WatchModel {
         values.insert(.storeAnchor(store.anchor))
         values.insert(.sync(sync.snapshot))
         values.insert(.watchConnectivity(wc.snapshot))
-        if keys.contains(.session) {
-            values.insert(.watchSession(session))
-            if hostedApp != nil { values.insert(.watchHostedWorkout(workout?.snapshot)) }
-        }
+        if keys.contains(.session) { values.insert(.watchHostedWorkout(workout?.snapshot)) }
         if keys.contains(.counts) {
-            values.insert(.watchSessionCount(sessionCount))
             values.insert(.watchRestingCount(restingCount))
             values.insert(.watchNextRestingAt(nextRestingAt))
             values.insert(.watchFailNextFinish(failNextFinish))
-            if hostedApp != nil { values.insert(.watchHostedSessions(hostedSessions)) }
+            values.insert(.watchHostedSessions(hostedSessions))
         }
-        if keys.contains(.appDefaults), hostedApp != nil { values.insert(.watchAppDefaults(appDefaults)) }
+        if keys.contains(.appDefaults) { values.insert(.watchAppDefaults(appDefaults)) }
         if keys.contains(.clock) { values.insert(.watchClock(time.clock)) }
         if keys.contains(.partitions) { values.insert(.watchPartitions(manualPartitions)) }
         if keys.contains(.uuids) { values.insert(.watchUUIDs(uuids.random.state)) }
@@ -48,19 +44,17 @@ extension WatchModel {
             case .storeAnchor, .sync: break // with the stores, above
             case .watchConnectivity(let snapshot): wc.restore(snapshot)
             case .cloudKitExport(let snapshot): exporter.restore(snapshot)
-            case .watchSession(let kept): session = kept
             case .watchHostedWorkout(let snapshot):
-                guard hostedApp != nil, let snapshot else { break }
+                guard let snapshot else { break }
                 // The sensor reads again from the restart: what it missed while the watch was down is gone.
                 var restored = HostedWorkout(snapshot)
                 if restored.activeSince != nil { restored.pauseActive(at: now) }
                 workout = restored
             case .watchHostedSessions(let count): hostedSessions = count
-            case .watchSessionCount(let count): sessionCount = count
             case .watchRestingCount(let count): restingCount = count
             case .watchNextRestingAt(let instant): nextRestingAt = instant
             case .watchFailNextFinish(let flag): failNextFinish = flag
-            case .watchAppDefaults(let defaults): if hostedApp != nil { appDefaults = defaults }
+            case .watchAppDefaults(let defaults): appDefaults = defaults
             case .watchClock(let clock): time.restore(clock, now: now)
             case .watchPartitions(let reasons): partitions = reasons
             case .watchUUIDs(let random): uuids.random.state = random
@@ -106,14 +100,15 @@ extension WatchModel {
 /// The watch's persistent values, by the properties they are made from.
 struct WatchValues: OptionSet, Sendable {
     let rawValue: UInt16
+    /// The app's workout session (`workout`).
     static let session = WatchValues(rawValue: 1 << 0)
-    /// `sessionCount`, `restingCount`, `nextRestingAt`, `failNextFinish`.
+    /// `hostedSessions`, `restingCount`, `nextRestingAt`, `failNextFinish`.
     static let counts = WatchValues(rawValue: 1 << 1)
     static let uuids = WatchValues(rawValue: 1 << 2)
     static let export = WatchValues(rawValue: 1 << 3)
     /// `plan`, `bulk`, `healthImport`.
     static let jobs = WatchValues(rawValue: 1 << 4)
-    /// A developer's watch app's `AppDefaults`.
+    /// The watch app's `AppDefaults`.
     static let appDefaults = WatchValues(rawValue: 1 << 5)
     /// The watch's clock (`time`).
     static let clock = WatchValues(rawValue: 1 << 6)

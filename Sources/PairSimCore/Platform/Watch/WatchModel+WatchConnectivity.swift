@@ -1,24 +1,14 @@
 import Foundation
 
-/// WatchConnectivity on the watch (R: X1, X2, X4): the watch app's `WCSession`, always activated.
-/// The watch app is reachable — and hears what arrives — while it is on screen (`foreground`) or
-/// in a workout session, and the phone is in range; a message from the phone never wakes it.
-/// The seeds' watch app answers every message that wants a reply with `{"ok":true}` (a data
-/// message with the bytes it got) and, with
-/// `watch.workoutMessage`, tells the phone app when a workout finished.
+/// WatchConnectivity on the watch (R: X1, X2, X4): the watch app's `WCSession`, once the app
+/// activated it. The watch app is reachable — and hears what arrives — while it is on screen
+/// (`foreground`) or in a workout session, and the phone is in range; a message from the phone
+/// never wakes it; user info, a context or a file does, in the background.
 extension WatchModel {
     /// The watch app runs now (on screen, or in a running or paused workout session); a crashed
     /// one does not until `recover`.
     var watchAppRuns: Bool {
-        if hostedApp != nil {
-            // A hosted app: on screen, or kept running by its workout session.
-            return appState == .foreground || (appRunning && (workout?.state == .running || workout?.state == .paused))
-        }
-        return switch session.state {
-        case .running, .paused: true
-        case .crashed: false
-        case .idle, .ended: wc.foreground
-        }
+        appState == .foreground || (appRunning && (workout?.state == .running || workout?.state == .paused))
     }
 
     /// This side's link: the phone in range (neither out-of-range nor offline) and the app running.
@@ -31,26 +21,13 @@ extension WatchModel {
         reachabilityCheckedAt = now
         let own = ownLink(now: now)
         let (changed, actions) = wc.setReachability(own: own, isReachable: own && wc.peerLink, sync: sync, now: now)
-        if hostedApp != nil {
-            if changed, wc.activated { call(.wcReachability(wc.reachable)) }
-            for handle in wc.takeCancelled() { call(.wcTransferFinished(id: handle, error: WCErrorCode.transferCancelled.rawValue)) }
-        }
+        if changed, wc.activated { call(.wcReachability(wc.reachable)) }
+        for handle in wc.takeCancelled() { call(.wcTransferFinished(id: handle, error: WCErrorCode.transferCancelled.rawValue)) }
         return actions + deliverToWatchApp(now: now)
     }
 
-    /// What arrived for the watch app, if it runs: messages wanting a reply are answered.
-    mutating func deliverToWatchApp(now: EmulatedInstant) -> [NodeAction] {
-        if hostedApp != nil { return deliverToApp(now: now) }
-        guard watchAppRuns else { return [] }
-        let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
-        var all = actions
-        for item in items where item.kind == .message && item.wantsReply {
-            // A data message is answered with its own bytes.
-            all += item.isData ? wc.sendReply(to: item.id, payload: item.payload, error: nil, isData: true, sync: &sync, now: now)
-                : wc.sendReply(to: item.id, payload: ["ok": .bool(true)], error: nil, sync: &sync, now: now)
-        }
-        return all
-    }
+    /// What arrived for the watch app, if it runs.
+    mutating func deliverToWatchApp(now: EmulatedInstant) -> [NodeAction] { deliverToApp(now: now) }
 
     /// A `wc.…` data message from the phone.
     mutating func applyWatchConnectivity(_ envelope: Envelope, bytes: Int, now: EmulatedInstant) -> [NodeAction] {
@@ -59,9 +36,9 @@ extension WatchModel {
             if case .reply(let id, let payload, let error) = incoming,
                let (appID, more) = wc.receiveReply(id: id, payload: payload, error: error, now: now) {
                 actions += more
-                if hostedApp != nil, let appID {
+                if let appID {
                     if let error { call(.wcFailed(id: appID, code: error.rawValue)) } else { call(.wcReply(id: appID, payload: payload ?? [:])) }
-                } else if let appID, error != nil { actions += workoutMessageFailed(appID, now: now) } else if let appID { workoutMessages[appID] = nil }
+                }
             }
             // It may have closed a gap in front of waiting deliveries.
             return actions + deliverToWatchApp(now: now)
@@ -78,10 +55,10 @@ extension WatchModel {
         // User info, a context or a file for a suspended app: watchOS wakes it in the background
         // with a WKWatchConnectivityRefreshBackgroundTask, and delivers what came; one that is not
         // running it launches in the background first (R: F3).
-        if hostedApp != nil, item.kind != .message, appState == .notRunning {
+        if item.kind != .message, appState == .notRunning {
             actions += launchStoppedApp(reason: "WatchConnectivity transfer", as: .watchConnectivity, now: now)
             actions += startTask(.watchConnectivity, now: now)
-        } else if hostedApp != nil, item.kind != .message, appState == .suspended, wc.activated {
+        } else if item.kind != .message, appState == .suspended, wc.activated {
             actions += startTask(.watchConnectivity, now: now)
         }
         return actions + deliverToWatchApp(now: now)
@@ -90,45 +67,18 @@ extension WatchModel {
     /// After the phone's acknowledgements: finished transfers, the next in the queue.
     mutating func watchConnectivityAcknowledged(now: EmulatedInstant) -> [NodeAction] {
         let (finished, actions) = wc.acknowledged(sync: &sync, now: now)
-        if hostedApp != nil {
-            for transfer in finished { if let appID = transfer.appID { call(.wcTransferFinished(id: appID, error: nil)) } }
-        }
+        for transfer in finished { if let appID = transfer.appID { call(.wcTransferFinished(id: appID, error: nil)) } }
         return actions
     }
 
-    /// Time passes: stalls end, messages time out (a workout message falls back to userInfo).
+    /// Time passes: stalls end, messages time out.
     mutating func advanceWatchConnectivity(now: EmulatedInstant) -> [NodeAction] {
         let (failed, actions) = wc.advance(sync: &sync, now: now)
-        var all = actions
         for failure in failed {
             guard let appID = failure.appID else { continue }
-            if hostedApp != nil { call(.wcFailed(id: appID, code: failure.code.rawValue)) } else { all += workoutMessageFailed(appID, now: now) }
+            call(.wcFailed(id: appID, code: failure.code.rawValue))
         }
-        return all + refreshReachability(now: now)
-    }
-
-    // MARK: The seeds' watch app: "workout finished" (R: X4)
-
-    /// Tells the phone app a workout finished: live when reachable, else queued as user info.
-    mutating func sendWorkoutMessage(_ workout: Workout, now: EmulatedInstant) -> [NodeAction] {
-        guard topology.watch.workoutMessage else { return [] }
-        let payload: JSONObject = ["event": "workoutFinished", "uuid": .string(workout.uuid.text), "activity": .string(workout.activity)]
-        nextWorkoutMessage += 1
-        let appID = nextWorkoutMessage
-        workoutMessages[appID] = payload
-        if wc.reachable {
-            let (error, actions) = wc.sendMessage(payload, wantsReply: true, appID: appID, id: uuids.next(at: now).text, sync: &sync, now: now)
-            guard error != nil else { return actions }
-            return actions + workoutMessageFailed(appID, now: now)
-        }
-        return workoutMessageFailed(appID, now: now)
-    }
-
-    /// The live message could not go (or failed): the same news as user info, which waits (R: X4).
-    mutating func workoutMessageFailed(_ appID: Int, now: EmulatedInstant) -> [NodeAction] {
-        guard let payload = workoutMessages.removeValue(forKey: appID) else { return [] }
-        let transfer = WCTransfer(id: uuids.next(at: now).text, kind: .userinfo, payload: payload, file: nil, createdAt: now)
-        return wc.transfer(transfer, sync: &sync, now: now)
+        return actions + refreshReachability(now: now)
     }
 
     /// `foreground` / `background`: the watch app comes to the screen or leaves it.
@@ -136,10 +86,10 @@ extension WatchModel {
         guard wc.foreground != onScreen else { return ok("the watch app is already \(onScreen ? "on screen" : "off screen")") }
         wc.foreground = onScreen
         var lifecycle: [NodeAction] = []
-        if hostedApp != nil, !appRunning, onScreen {
+        if !appRunning, onScreen {
             // The user opens an app that is not running: it launches on screen.
             lifecycle = launchStoppedApp(reason: "user", as: .user, now: now)
-        } else if hostedApp != nil, appRunning {
+        } else if appRunning {
             // On screen it is active; leaving it, it runs in the background for its snapshot task
             // (and its workout, if one runs), then is suspended.
             lifecycle = setAppState(onScreen ? .foreground : .background, reason: "user", now: now)

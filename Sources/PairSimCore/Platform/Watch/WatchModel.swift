@@ -1,20 +1,18 @@
 import Foundation
 
-/// The Apple Watch: workout sessions, heart-rate generation, its HealthKit and SwiftData stores,
-/// and both sync channels to the phone.
+/// The Apple Watch's platform, under the watch app a driver hosts (the reference watch app unless
+/// the topology names another): the app's workout session and live builder with the heart-rate
+/// sensor, the HealthKit and SwiftData stores, WatchConnectivity, and the sync channels to the phone.
 public struct WatchModel: NodeModel {
     public let node = NodeName.watch
     public let topology: Topology
     public let seed: UInt64
     public internal(set) var sync: SyncEngine
-    public internal(set) var session = WorkoutSession() { didSet { touched.insert(.session) } }
     public internal(set) var store = HealthStore()
     public internal(set) var records = RecordStore()
     var exporter: CloudKitExporter { didSet { touched.insert(.export) } }
     var uuids: UUIDGenerator { didSet { touched.insert(.uuids) } }
     let heartRate: HeartRateGenerator
-    /// Sessions started so far; numbers each session's random series.
-    var sessionCount: Int64 = 0 { didSet { touched.insert(.counts) } }
     /// Resting samples written so far.
     var restingCount: Int64 = 0 { didSet { touched.insert(.counts) } }
     var nextRestingAt: EmulatedInstant? { didSet { touched.insert(.counts) } }
@@ -31,9 +29,6 @@ public struct WatchModel: NodeModel {
     public var exports: HealthExportOpener?
     /// The watch app's WCSession (R: X1).
     public internal(set) var wc: WCSessionCore
-    /// Workout messages the watch app sent and may still fall back to user info (process memory).
-    var workoutMessages: [Int: JSONObject] = [:]
-    var nextWorkoutMessage = 0
     /// When reachability was last worked out: a scheduled partition starting or ending after it
     /// changes it, so it is a deadline.
     var reachabilityCheckedAt = EmulatedInstant.zero
@@ -42,9 +37,10 @@ public struct WatchModel: NodeModel {
     public internal(set) var restored = false
     /// The watch's own clock: what the app's `Date()` reads and what the watch stamps (R: F5).
     public internal(set) var time: DeviceTime { didSet { touched.insert(.clock) } }
-    // A watch app of the developer's (R: A8): nil runs the seeds' app built into this platform.
+    // The watch app the driver hosts (R: A8, A10): `reference` (the seeds' app) unless the
+    // topology names another.
     /// The hosted watch app's name.
-    public let hostedApp: String?
+    public let hostedApp: String
     /// Calls for the hosted app, in order; taken by the driver (`takeAppCalls`).
     var appCalls: [AppCall] = []
     /// Replies to user actions, by action id.
@@ -82,8 +78,8 @@ public struct WatchModel: NodeModel {
 
     /// Creates the watch for `topology`; `boot` must be unique per process start without restored state.
     /// `exports` opens Apple Health exports for `import-health` (without it the command is refused).
-    /// `app` names a watch app of the developer's that a driver hosts (nil: the seeds' app, built in).
-    public init(topology: Topology, boot: String, exports: HealthExportOpener? = nil, app: String? = nil) {
+    /// `app` names the watch app the driver hosts (its calls queue up until a driver delivers them).
+    public init(topology: Topology, boot: String, exports: HealthExportOpener? = nil, app: String = "reference") {
         self.topology = topology
         hostedApp = app
         self.exports = exports
@@ -93,8 +89,8 @@ public struct WatchModel: NodeModel {
         exporter = CloudKitExporter(interval: topology.channel(.cloudkit).exportInterval)
         uuids = UUIDGenerator(seed: seed, label: "watch.uuids")
         heartRate = HeartRateGenerator(restingHeartRate: topology.watch.restingHeartRate)
-        // The seeds' app has its session always activated; a hosted app activates its own.
-        wc = WCSessionCore(node: .watch, config: topology.watchConnectivity, seed: seed, activated: app == nil)
+        // The app activates its own session.
+        wc = WCSessionCore(node: .watch, config: topology.watchConnectivity, seed: seed, activated: false)
         time = DeviceTime(clock: topology.watch.clock.clock(seed: seed, node: .watch, since: .zero), now: .zero)
     }
 
@@ -117,19 +113,17 @@ public struct WatchModel: NodeModel {
             .earliest(healthImport.flatMap { $0.phase == .checking || healthRoom ? EmulatedInstant.zero : nil })
             .earliest(wc.nextDeadline)
             .earliest(sync.nextPartitionChange(.watchconnectivity, after: reachabilityCheckedAt))
-            .earliest(hostedApp == nil ? nil : hostedDeadline)
+            .earliest(hostedDeadline)
             .earliest(time.nextDeadline)
     }
 
     public mutating func start(now: EmulatedInstant) -> [NodeAction] {
         if nextRestingAt == nil, let interval = topology.watch.restingInterval { nextRestingAt = now + interval }
-        if hostedApp != nil {
-            if topology.watch.appStartsNotRunning, !(workout?.isRecoverable ?? false) { appState = .notRunning } else { launchApp(now: now) }
-        }
+        if topology.watch.appStartsNotRunning, !(workout?.isRecoverable ?? false) { appState = .notRunning } else { launchApp(now: now) }
         return [event(.nodeStarted, now, [
             "seed": .int(Int64(seed)), "topology": .string(topology.name), "boot": .string(sync.boot),
             "timeScale": .double(topology.timeScale), "restored": .bool(restored),
-            "session": .string(session.stateName),
+            "session": .string(sessionStateName),
         ])] + time.startEvent(node: node, now: now) + refreshReachability(now: now)
     }
 
@@ -139,29 +133,26 @@ public struct WatchModel: NodeModel {
 
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
         var actions = sync.advance(to: now)
-        actions += runPlan(now: now)
         actions += continueBulkWrite(now: now)
         actions += continueHealthImport(now: now)
         actions += advanceWatchConnectivity(now: now)
         if exporter.isDue(at: now) { actions += exportRecords(now: now) }
-        if hostedApp != nil { actions += advanceHostedApp(now: now) }
+        actions += advanceHostedApp(now: now)
         // watchOS tells its apps of no significant time change: their Date() simply reads the new time.
         actions += time.advance(node: node, to: now).actions
         if let due = nextRestingAt, due <= now, let interval = topology.watch.restingInterval {
             // After a restart, missed resting samples are skipped rather than produced in a burst.
             nextRestingAt = due + interval > now ? due + interval : now + interval
-            if session.live == nil, !(workout?.isActive ?? false), sync.hasRoom(.healthkit) { actions += writeRestingSample(now: now) }
+            if !(workout?.isActive ?? false), sync.hasRoom(.healthkit) { actions += writeRestingSample(now: now) }
         }
         return actions
     }
 
     public func stop(now: EmulatedInstant) -> [NodeAction] {
         var fields = counters.json(sync: sync)
-        if hostedApp != nil {
-            // A developer's watch app: the rules it broke, and its own counters under its names.
-            fields.append("misbehaviours", .int(Int64(appMisbehaviours)))
-            for key in appCounters.keys.sorted() { fields.append("app.\(key)", .int(Int64(appCounters[key]!))) }
-        }
+        // The watch app: the rules it broke, and its own counters under its names.
+        fields.append("misbehaviours", .int(Int64(appMisbehaviours)))
+        for key in appCounters.keys.sorted() { fields.append("app.\(key)", .int(Int64(appCounters[key]!))) }
         wc.counters.append(to: &fields)
         return [event(.nodeStopped, now, fields)]
     }

@@ -1,6 +1,7 @@
-/// `generate-workouts`: a stream of workouts at fixed emulated times. Each one depends only on the
-/// seed and its place in the stream, and the plan is persisted with each workout, so a node killed
-/// and restarted mid-stream produces exactly what an uninterrupted one would.
+/// `generate-workouts`: a stream of the user's workouts in the watch app at fixed emulated times,
+/// rotating through the activities. The plan is persisted, so a node killed and restarted
+/// mid-stream goes on with it: a workout under way is recovered by the relaunched app, and a start
+/// or an end the watch was down for happens when it is back.
 public struct WorkoutPlan: Hashable, Sendable {
     public var remaining: Int
     public var every: EmulatedDuration
@@ -8,7 +9,7 @@ public struct WorkoutPlan: Hashable, Sendable {
     /// End time of the next workout.
     public var nextAt: EmulatedInstant
     public var generated = 0
-    /// With a hosted watch app: the next workout was started in the app and ends at `nextAt`.
+    /// The next workout was started in the app and ends at `nextAt`.
     public var started = false
 
     public var json: JSON {
@@ -45,7 +46,7 @@ extension WatchModel {
     mutating func generateWorkouts(count: Int, every: EmulatedDuration, duration: EmulatedDuration, first: EmulatedInstant?,
                                    now: EmulatedInstant) throws(CommandError) -> CommandResult {
         guard plan == nil || plan!.remaining == 0 else { throw CommandError("generate-workouts: a stream is already running (\(plan!.remaining) to go)") }
-        guard session.live == nil, !(workout?.isRecoverable ?? false) else {
+        guard !(workout?.isRecoverable ?? false) else {
             throw CommandError("generate-workouts: finish the \(sessionStateName) session first")
         }
         guard duration <= every else { throw CommandError("generate-workouts: --duration \(duration) is longer than --every \(every)") }
@@ -54,20 +55,18 @@ extension WatchModel {
         return ok("generating \(count) workouts, one every \(every) (\(duration) each), the first ending at \(firstEnd)")
     }
 
-    /// When the stream next needs the driver: with a hosted app, the next workout's start in the
-    /// app, then its end; without one, the next workout's end.
+    /// When the stream next needs the driver: the next workout's start in the app, then its end.
     var planDeadline: EmulatedInstant? {
         guard let plan, plan.remaining > 0 else { return nil }
-        return hostedApp == nil || plan.started ? plan.nextAt : plan.nextAt - plan.duration
+        return plan.started ? plan.nextAt : plan.nextAt - plan.duration
     }
 
-    /// With a hosted watch app the stream is the user's (R: A10): each workout is started in the
+    /// The stream is the user's (R: A10): each workout is started in the watch
     /// app (`start-workout <activity>`) `duration` before its end and finished there
     /// (`finish-workout`) at its end; the node performs these as the user's actions, and the
     /// sensor reads live in between. A start or an end the watch was down for happens when it is
     /// back. Each waits for room in both outboxes, as the built-in stream's workouts do.
     public mutating func takePlannedActions(now: EmulatedInstant) -> [ParsedCommand] {
-        guard hostedApp != nil else { return [] }
         var commands: [ParsedCommand] = []
         while var current = plan, current.remaining > 0, let due = planDeadline, due <= now, sync.hasRoom(.healthkit), sync.hasRoom(.cloudkit) {
             if current.started {
@@ -83,33 +82,5 @@ extension WatchModel {
             plan = current
         }
         return commands
-    }
-
-    /// Produces every planned workout due by `now`, each stamped with its own scheduled time.
-    mutating func runPlan(now: EmulatedInstant) -> [NodeAction] {
-        guard hostedApp == nil else { return [] }
-        var actions: [NodeAction] = []
-        while var current = plan, current.remaining > 0, current.nextAt <= now {
-            guard sync.hasRoom(.healthkit), sync.hasRoom(.cloudkit) else {
-                return actions + [sync.outboxFullEvent(sync.hasRoom(.healthkit) ? .cloudkit : .healthkit, now: now)]
-            }
-            let end = current.nextAt
-            let start = end - current.duration
-            let activity = Activity.all[current.generated % Activity.all.count]
-            // Numbered and seeded by its place in the stream alone, so no other activity on the watch
-            // (sessions, resting samples, restarts) changes what it contains.
-            let live = WorkoutSession.Live(activity: activity, exercises: activity.defaultExercises, start: start,
-                                           segments: [WorkoutSession.Segment(start: start, end: end)],
-                                           number: (1 << 32) + Int64(current.generated))
-            let shared = uuids
-            uuids = UUIDGenerator(seed: seed, label: "plan#\(current.generated)")
-            actions += complete(WorkoutSession.Finished(live: live, end: end, activeDuration: current.duration), failure: nil, now: end).actions
-            uuids = shared
-            current.remaining -= 1
-            current.generated += 1
-            current.nextAt = end + current.every
-            plan = current
-        }
-        return actions
     }
 }

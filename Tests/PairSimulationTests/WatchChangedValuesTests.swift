@@ -1,12 +1,14 @@
-import Testing
+import PairSimApps
 @testable import PairSimCore
+import PairSimKit
+import Testing
 
 @Suite("The watch offers every value that changed")
 struct WatchChangedValuesTests {
     /// After every step, each persistent value that differs from the step before must be among
     /// `changedValues()`: the node loop commits only those (R: K1, S5).
-    @Test("random sessions, bulk writes and timers: every changed value is offered")  // R: K1, S5
-    func everyChangeIsOffered() {
+    @Test("random sessions in the reference watch app, bulk writes and timers: every changed value is offered")  // R: K1, S5, A10
+    func everyChangeIsOffered() throws {
         var random = SplitMix64(seed: 77)
         let commands = [
             "start-workout running", "start-workout strength", "pause", "resume", "finish-workout", "fail-finish",
@@ -17,7 +19,7 @@ struct WatchChangedValuesTests {
         // Offered although unchanged, counting only the values behind a flag (not the three always offered).
         var offeredUnchanged = 0
         for run in 0..<4 {
-            var watch = WatchModel(topology: WatchModelTests.topology, boot: "b\(run)")
+            var watch = WatchNode(topology: ReferenceWatchAppTests.topology, boot: "b\(run)", app: try AppCatalog.watchApp(for: ReferenceWatchAppTests.topology))
             var now = EmulatedInstant.zero
             _ = watch.start(now: now)
             var previous = watch.persistentValues()
