@@ -23,6 +23,11 @@ public struct HostedWorkout: Hashable, Sendable {
     public var activeSince: EmulatedInstant?
     /// The sensor's next reading.
     public var nextSampleAt: EmulatedInstant?
+    /// Readings handed to the builder and not saved in the store yet, and when they will be
+    /// (`liveSaveInterval`); the watch's process memory: a kill loses them, as the watch that is
+    /// down reads nothing.
+    public var unsaved: [HealthSample] = []
+    public var saveAt: EmulatedInstant?
     /// Readings so far, and the heart-rate samples saved for the builder (the workout's, for its
     /// summary: `workout.finished samples=`).
     public var readings: Int64 = 0
@@ -119,7 +124,7 @@ extension WatchModel {
             return actions
         case .pause, .resume, .stopActivity, .end:
             // A reading due at this instant is taken before active time stops.
-            let due = collectLive(now: now)
+            let due = collectLive(now: now, flush: true)
             guard var w = workout, w.session == session else { return due }
             let from = w.state
             switch request {
@@ -153,7 +158,7 @@ extension WatchModel {
             call(.done(id: id, error: nil))
             return []
         case .endCollection(let id, let at):
-            let due = collectLive(now: now)
+            let due = collectLive(now: now, flush: true)
             guard var w = workout, w.session == session, w.collectionStart != nil, w.collectionEnd == nil else {
                 call(.done(id: id, error: "errorInvalidArgument"))
                 return due
@@ -193,6 +198,7 @@ extension WatchModel {
                     samples += found.filter { $0.source == .watchApp }
                 }
             }
+            samples += w.unsaved
         }
         var recovered = w.recovered(session: session, samples: samples)
         recovered.activeSince = recovered.activeSince.map(stamp) // the app measures elapsed time with its Date()
@@ -250,36 +256,57 @@ extension WatchModel {
             + sendObjects(HealthObjectsBatch(workouts: saved.workouts), now: now)
     }
 
-    /// The sensor's readings that came due: saved, synced, and handed to the builder.
-    mutating func collectLive(now: EmulatedInstant) -> [NodeAction] {
-        guard var w = workout, let types = w.collecting, var due = w.nextSampleAt, due <= now else { return [] }
-        let interval = topology.watch.heartRateInterval
-        var made: [HealthSample] = []
-        while due <= now {
-            let t = (w.active + (due - (w.activeSince ?? due))).seconds
-            let rate = heartRate.liveValue(activity: w.activity, steady: w.steady, t: t, noise: &w.noise, random: &w.random)
-            if types.contains(.heartRate) {
-                made.append(HealthSample(uuid: uuids.next(at: due), type: .heartRate, start: stamp(due), end: stamp(due), value: rate, source: .watchApp))
+    /// How often HealthKit saves a running workout's readings and syncs them to the phone: PairSim's
+    /// choice (Apple documents neither), also taken when the session pauses, stops or ends and when
+    /// the collection ends. Measured: syncing each 5 s reading as its own message made every
+    /// workout scenario 5-10 times slower to simulate (CI's swarm phase 35 s → 187 s).
+    static let liveSaveInterval = EmulatedDuration.minutes(1)
+
+    /// The sensor's readings that came due, handed to the builder at once; saved in the watch's
+    /// store and synced to the phone once a `liveSaveInterval` (or now, with `flush`).
+    mutating func collectLive(now: EmulatedInstant, flush: Bool = false) -> [NodeAction] {
+        guard var w = workout else { return [] }
+        var actions: [NodeAction] = []
+        if let types = w.collecting, var due = w.nextSampleAt, due <= now {
+            let interval = topology.watch.heartRateInterval
+            var made: [HealthSample] = []
+            while due <= now {
+                let t = (w.active + (due - (w.activeSince ?? due))).seconds
+                let rate = heartRate.liveValue(activity: w.activity, steady: w.steady, t: t, noise: &w.noise, random: &w.random)
+                if types.contains(.heartRate) {
+                    made.append(HealthSample(uuid: uuids.next(at: due), type: .heartRate, start: stamp(due), end: stamp(due), value: rate, source: .watchApp))
+                }
+                if types.contains(.activeEnergyBurned), w.readings > 0 {
+                    let kcal = HeartRateGenerator.activeEnergy(heartRate: rate, seconds: interval.seconds)
+                    w.energy += kcal
+                    made.append(HealthSample(uuid: uuids.next(at: due), type: .activeEnergyBurned, start: stamp(due - interval), end: stamp(due),
+                                             value: (kcal * 1_000).rounded() / 1_000, source: .watchApp))
+                }
+                w.readings += 1
+                due += interval
             }
-            if types.contains(.activeEnergyBurned), w.readings > 0 {
-                let kcal = HeartRateGenerator.activeEnergy(heartRate: rate, seconds: interval.seconds)
-                w.energy += kcal
-                made.append(HealthSample(uuid: uuids.next(at: due), type: .activeEnergyBurned, start: stamp(due - interval), end: stamp(due),
-                                         value: (kcal * 1_000).rounded() / 1_000, source: .watchApp))
+            w.nextSampleAt = due
+            w.samples += made.count(where: { $0.type == .heartRate })
+            if !made.isEmpty {
+                if w.saveAt == nil { w.saveAt = now + Self.liveSaveInterval }
+                w.unsaved += made
+                call(.workoutCollected(session: w.session, samples: made))
+                var fields: JSONObject = ["session": .int(w.number), "samples": .int(Int64(made.count))]
+                if let rate = made.last(where: { $0.type == .heartRate })?.value { fields.append("heartRate", .double(rate)) }
+                actions.append(event(.workoutCollected, now, fields))
             }
-            w.readings += 1
-            due += interval
         }
-        w.nextSampleAt = due
-        w.samples += made.count(where: { $0.type == .heartRate })
+        guard !w.unsaved.isEmpty, flush || now >= (w.saveAt ?? now) else {
+            if w.unsaved.isEmpty { w.saveAt = nil } // nothing to save: no deadline
+            workout = w
+            return actions
+        }
+        let (saved, ops) = store.save(workouts: [], samples: w.unsaved)
+        w.unsaved = []
+        // Once a minute while the sensor reads on.
+        w.saveAt = w.activeSince != nil && !flush ? now + Self.liveSaveInterval : nil
         workout = w
-        guard !made.isEmpty else { return [] }
-        let (saved, ops) = store.save(workouts: [], samples: made)
         counters.samplesWritten += saved.samples.count
-        call(.workoutCollected(session: w.session, samples: saved.samples))
-        var fields: JSONObject = ["session": .int(w.number), "samples": .int(Int64(saved.samples.count))]
-        if let rate = made.last(where: { $0.type == .heartRate })?.value { fields.append("heartRate", .double(rate)) }
-        return ops.map(NodeAction.persist) + [event(.workoutCollected, now, fields)]
-            + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
+        return actions + ops.map(NodeAction.persist) + sendObjects(HealthObjectsBatch(samples: saved.samples), now: now)
     }
 }

@@ -69,7 +69,7 @@ extension WatchModel: WCAppHost {
 
     /// When the hosted app next needs the driver: a timer of its clock, or its sensor's next reading.
     var hostedDeadline: EmulatedInstant? {
-        var next = tasksDeadline.earliest(workout?.nextSampleAt)
+        var next = tasksDeadline.earliest(workout?.nextSampleAt).earliest(workout?.saveAt)
         // A suspended app's timers wait until it runs again.
         if appState != .suspended { for at in appTimers.values { next = next.earliest(at) } }
         return next

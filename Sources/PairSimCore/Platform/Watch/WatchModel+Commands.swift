@@ -111,7 +111,7 @@ extension WatchModel {
         guard var w = workout, w.isRecoverable, !w.crashed, appRunning else {
             throw CommandError("crash: no session in progress (state: \(sessionStateName))")
         }
-        var actions = collectLive(now: now)
+        var actions = collectLive(now: now, flush: true)
         w = workout!
         w.pauseActive(at: now)
         w.crashed = true
