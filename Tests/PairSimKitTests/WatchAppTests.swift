@@ -421,3 +421,36 @@ struct WatchAppTests {
         #expect(pair.watch("setting").reply == "fast 0.75 3 true")
     }
 }
+
+/// The live builder's statistics are summed as samples arrive (R: A9): they must be exactly what
+/// computing them over every sample gives.
+@Suite("Live builder statistics")
+struct LiveStatisticsTests {
+    @Test("running sums give the statistics the sample-by-sample computation gives", arguments: [HKQuantityTypeIdentifier.heartRate, .activeEnergyBurned])  // R: A9
+    func runningEqualsWhole(identifier: HKQuantityTypeIdentifier) {
+        let type = HKQuantityType(identifier)
+        let unit = identifier == .heartRate ? HKUnit.count().unitDivided(by: .minute()) : HKUnit.kilocalorie()
+        let start = Date(timeIntervalSince1970: 1_000)
+        var random = SystemRandomNumberGenerator()
+        var running = HKLiveWorkoutBuilder.Running(unit: unit)
+        var samples: [HKQuantitySample] = []
+        for index in 0..<200 {
+            // Two readings share an end now and then: the most recent is the later UUID's text, both ways.
+            let end = start.addingTimeInterval(Double(index / 2 * 5 + 5))
+            let sample = HKQuantitySample(type: type, quantity: HKQuantity(unit: unit, doubleValue: Double.random(in: 60...180, using: &random)),
+                                          start: end.addingTimeInterval(-5), end: end)
+            samples.append(sample)
+            running.add(sample)
+        }
+        let options: HKStatisticsOptions = [.cumulativeSum, .discreteAverage, .discreteMin, .discreteMax, .mostRecent]
+        let end = samples.map(\.endDate).max()!
+        let whole = HKStatistics(type: type, start: start, end: end, samples: samples, options: options)
+        let summed = HKStatistics(type: type, start: start, end: end, running: running, options: options)
+        for (a, b) in [(whole.sumQuantity(), summed.sumQuantity()), (whole.minimumQuantity(), summed.minimumQuantity()),
+                       (whole.maximumQuantity(), summed.maximumQuantity()), (whole.mostRecentQuantity(), summed.mostRecentQuantity())] {
+            #expect(a!.doubleValue(for: unit) == b!.doubleValue(for: unit))
+        }
+        #expect(abs(whole.averageQuantity()!.doubleValue(for: unit) - summed.averageQuantity()!.doubleValue(for: unit)) < 1e-9)
+        #expect(whole.mostRecentQuantityDateInterval() == summed.mostRecentQuantityDateInterval())
+    }
+}

@@ -54,7 +54,7 @@ public struct ExerciseRecords: Sendable {
     /// Every record, oldest start first.
     public func all() -> [ExerciseRecordValue] {
         AppRuntime.require("ExerciseRecords.all").records.values.map(ExerciseRecordValue.init)
-            .sorted { ($0.startDate, $0.id.uuidString) < ($1.startDate, $1.id.uuidString) }
+            .sorted { $0.startDate != $1.startDate ? $0.startDate < $1.startDate : $0.id.uuidString < $1.id.uuidString }
     }
 
     public func record(id: UUID) -> ExerciseRecordValue? {

@@ -27,7 +27,7 @@ public protocol HKLiveWorkoutBuilderDelegate: AnyObject {
 }
 
 /// A session's live builder (`HKLiveWorkoutBuilder`): collects the data source's readings as the
-/// sensor produces them (each saved to HealthKit as it arrives), keeps their statistics, and saves
+/// sensor produces them (HealthKit saves them within a minute), keeps their statistics, and saves
 /// the HKWorkout at `finishWorkout()`.
 /// Differs: not a subclass of `HKWorkoutBuilder` (not declared); the members PairSim models are its own
 public final class HKLiveWorkoutBuilder: @unchecked Sendable {
@@ -44,6 +44,49 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
     let session: Int
     let runtime: AppRuntime
     var collected: [HKQuantityType: [HKQuantitySample]] = [:]
+    /// What was collected of each type, summed as it arrived: computing the statistics again over
+    /// every sample at each reading was quadratic in a workout's length (the reference watch app
+    /// asks for them at each reading).
+    var running: [HKQuantityType: Running] = [:]
+
+    struct Running {
+        let unit: HKUnit
+        var count = 0
+        var total = 0.0
+        var minimum = Double.infinity
+        var maximum = -Double.infinity
+        var mostRecent: HKQuantitySample?
+        var earliestStart = Date.distantFuture
+
+        init(unit: HKUnit) { self.unit = unit }
+
+        mutating func add(_ sample: HKQuantitySample) {
+            let value = sample.quantity.doubleValue(for: unit)
+            count += 1
+            total += value
+            minimum = min(minimum, value)
+            maximum = max(maximum, value)
+            earliestStart = min(earliestStart, sample.startDate)
+            if let recent = mostRecent {
+                let later = sample.endDate != recent.endDate ? sample.endDate > recent.endDate : sample.uuid.uuidString > recent.uuid.uuidString
+                if later { mostRecent = sample }
+            } else {
+                mostRecent = sample
+            }
+        }
+    }
+
+    /// Adds collected samples, keeping their running statistics.
+    func append(_ samples: [HKQuantitySample]) {
+        var sums = running
+        for sample in samples {
+            collected[sample.quantityType, default: []].append(sample)
+            let type = sample.quantityType
+            if sums[type] == nil { sums[type] = Running(unit: sample.quantity.unit) }
+            sums[type]!.add(sample)
+        }
+        running = sums
+    }
     var active: TimeInterval = 0
     var activeSince: Date?
     var pausedAt: Date?
@@ -92,7 +135,7 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
     public func add(_ samples: [HKSample], completion: @escaping @Sendable (Bool, Error?) -> Void) {
         let quantities = samples.compactMap { $0 as? HKQuantitySample }
         HKHealthStore().save(samples) { [self] success, error in
-            if success { for sample in quantities { collected[sample.quantityType, default: []].append(sample) } }
+            if success { append(quantities) }
             completion(success, error)
         }
     }
@@ -147,9 +190,14 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
     /// average, minimum, maximum and most recent for discrete ones.
     public func statistics(for quantityType: HKQuantityType) -> HKStatistics? {
         guard let samples = collected[quantityType], !samples.isEmpty, let start = startDate ?? samples.first?.startDate else { return nil }
-        let end = max(endDate ?? Date(), samples.map(\.endDate).max() ?? start)
         let options: HKStatisticsOptions = quantityType.aggregationStyle == .cumulative
             ? .cumulativeSum : [.discreteAverage, .discreteMin, .discreteMax, .mostRecent]
+        if let sums = running[quantityType], sums.count == samples.count, sums.earliestStart >= start, let latest = sums.mostRecent {
+            // Every sample lies whole within the interval (none starts before it; it ends at the
+            // latest sample's end or later): its running sums are the statistics.
+            return HKStatistics(type: quantityType, start: start, end: max(endDate ?? Date(), latest.endDate), running: sums, options: options)
+        }
+        let end = max(endDate ?? Date(), samples.map(\.endDate).max() ?? start)
         return HKStatistics(type: quantityType, start: start, end: end, samples: samples, options: options)
     }
 
@@ -189,12 +237,14 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
 
     func collect(_ samples: [HealthSample]) {
         var types = Set<HKSampleType>()
+        var kept: [HKQuantitySample] = []
         for core in samples {
             let sample = HKQuantitySample(core: core)
             guard dataSource?.typesToCollect.contains(sample.quantityType) ?? false else { continue }
-            collected[sample.quantityType, default: []].append(sample)
+            kept.append(sample)
             types.insert(sample.quantityType)
         }
+        append(kept)
         if !types.isEmpty { delegate?.workoutBuilder(self, didCollectDataOf: types) }
     }
 }

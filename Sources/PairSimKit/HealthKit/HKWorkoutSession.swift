@@ -84,10 +84,7 @@ public final class HKWorkoutSession: Hashable, @unchecked Sendable {
         let dataSource = HKLiveWorkoutDataSource(healthStore: HKHealthStore(), workoutConfiguration: configuration)
         dataSource.typesToCollect = Set(recovered.collecting.map { HKQuantityType(HKQuantityTypeIdentifier($0)) })
         builder.dataSource = dataSource
-        for sample in recovered.samples {
-            let quantity = HKQuantitySample(core: sample)
-            builder.collected[quantity.quantityType, default: []].append(quantity)
-        }
+        builder.append(recovered.samples.map(HKQuantitySample.init(core:)))
         self.builder = builder
     }
 
