@@ -231,6 +231,8 @@ public final class ReferenceWatchApp: PairSimWatchApp, HKWorkoutSessionDelegate,
 /// Seed 002's `WorkoutManager`: the session, its live builder, and the saved workout's UUID.
 final class WorkoutManager {
     let healthStore: HKHealthStore
+    /// The app whose delegate methods forward here (set by the app).
+    weak var app: ReferenceWatchApp?
     private(set) var session: HKWorkoutSession?
     private(set) var builder: HKLiveWorkoutBuilder?
     private(set) var activityName = ""
@@ -269,9 +271,6 @@ final class WorkoutManager {
         session.startActivity(with: startDate)
         try await builder.beginCollection(at: startDate)
     }
-
-    /// The app whose delegate methods forward here (set by the app).
-    weak var app: ReferenceWatchApp?
 
     /// Ends the session; the `.ended` handler finishes the workout and resumes this.
     func end() async -> Outcome {

@@ -123,28 +123,28 @@ extension WatchModel {
             actions.append(event(.workoutStarted, now, ["activity": .string(w.activity.name), "session": .int(w.number)]))
             return actions
         case .pause, .resume, .stopActivity, .end:
-            // A reading due at this instant is taken before active time stops.
-            let due = collectLive(now: now, flush: true)
-            guard var w = workout, w.session == session else { return due }
+            // A reading due at this instant is taken (and what was read saved) before active time stops.
+            let collected = collectLive(now: now, flush: true)
+            guard var w = workout, w.session == session else { return collected }
             let from = w.state
             switch request {
             case .pause where from == .running:
                 w.pauseActive(at: now)
-                return due + transition(&w, to: .paused, at: stamp(now)) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
+                return collected + transition(&w, to: .paused, at: stamp(now)) + [event(.workoutPaused, now, ["activity": .string(w.activity.name)])]
             case .resume where from == .paused:
-                var actions = due + transition(&w, to: .running, at: stamp(now))
+                var actions = collected + transition(&w, to: .running, at: stamp(now))
                 w.resumeActive(at: now, interval: interval)
                 workout = w
                 actions.append(event(.workoutResumed, now, ["activity": .string(w.activity.name)]))
                 return actions
             case .stopActivity(let at) where from == .running || from == .paused:
                 w.pauseActive(at: max(time.clock.instant(reading: at), now))
-                return due + transition(&w, to: .stopped, at: at)
+                return collected + transition(&w, to: .stopped, at: at)
             case .end where from != .ended:
                 w.pauseActive(at: now)
-                return due + transition(&w, to: .ended, at: stamp(now))
+                return collected + transition(&w, to: .ended, at: stamp(now))
             default:
-                return due
+                return collected
             }
         case .beginCollection(let id, let at, let types):
             guard var w = workout, w.session == session, w.collectionStart == nil else {
@@ -158,16 +158,16 @@ extension WatchModel {
             call(.done(id: id, error: nil))
             return []
         case .endCollection(let id, let at):
-            let due = collectLive(now: now, flush: true)
+            let collected = collectLive(now: now, flush: true)
             guard var w = workout, w.session == session, w.collectionStart != nil, w.collectionEnd == nil else {
                 call(.done(id: id, error: "errorInvalidArgument"))
-                return due
+                return collected
             }
             w.pauseActive(at: max(time.clock.instant(reading: at), now))
             w.collectionEnd = at
             workout = w
             call(.done(id: id, error: nil))
-            return due
+            return collected
         case .finish(let id):
             return finishHostedWorkout(session, id: id, now: now)
         case .recover(let id):
@@ -228,17 +228,18 @@ extension WatchModel {
             return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name),
                                                                        "reason": "finishWorkout() before endCollection(withEnd:)"])]
         }
+        // A recovered session without its builder fails; so does the finish `fail-finish` armed.
+        var failure: (error: String, reason: String)?
         if w.builderLost {
-            counters.failedFinishes += 1
-            call(.workoutFinished(id: id, workout: nil, error: "errorNoData"))
-            return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name), "reason": "recovered session has no workout builder",
-                                                                       "samples": .int(Int64(w.samples))])]
-        }
-        if failNextFinish {
+            failure = ("errorNoData", "recovered session has no workout builder")
+        } else if failNextFinish {
             failNextFinish = false
+            failure = ("errorDatabaseInaccessible", "finishWorkout() failed (fail-finish)")
+        }
+        if let failure {
             counters.failedFinishes += 1
-            call(.workoutFinished(id: id, workout: nil, error: "errorDatabaseInaccessible"))
-            return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name), "reason": "finishWorkout() failed (fail-finish)",
+            call(.workoutFinished(id: id, workout: nil, error: failure.error))
+            return [event(.workoutFinishFailed, now, level: .warning, ["activity": .string(w.activity.name), "reason": .string(failure.reason),
                                                                        "samples": .int(Int64(w.samples))])]
         }
         w.finished = true

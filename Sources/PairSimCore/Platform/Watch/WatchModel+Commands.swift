@@ -54,11 +54,11 @@ extension WatchModel {
                 return ok("the next finish-workout will fail to save its HKWorkout")
             case "crash":
                 try args.expect(0...0)
-                return try crashHostedApp(now: now)
+                return try crashApp(now: now)
             case "recover":
                 try args.expect(0...0, flags: ["no-builder"])
                 let keep = line.options["no-builder"] == nil
-                return try recoverHostedApp(keepBuilder: keep, now: now)
+                return try recoverApp(keepBuilder: keep, now: now)
             case "write-sample":
                 try requireRoom()
                 return try writeSample(args, now: now)
@@ -104,27 +104,27 @@ extension WatchModel {
         return w.state == .notStarted ? "idle" : w.state.name
     }
 
-    /// `crash` with a hosted app: its process dies mid-session (R: A10). The session outlives it
-    /// and its active time stops; unlike a trap in the app's code, the system does not relaunch
-    /// the app until `recover`.
-    mutating func crashHostedApp(now: EmulatedInstant) throws(CommandError) -> CommandResult {
-        guard var w = workout, w.isRecoverable, !w.crashed, appRunning else {
+    /// `crash`: the app's process dies mid-session (R: A10). The session outlives it and its
+    /// active time stops; unlike a trap in the app's code, the system does not relaunch the app
+    /// until `recover`.
+    mutating func crashApp(now: EmulatedInstant) throws(CommandError) -> CommandResult {
+        guard let w = workout, w.isRecoverable, !w.crashed, appRunning else {
             throw CommandError("crash: no session in progress (state: \(sessionStateName))")
         }
+        // What the sensor read so far is saved: HealthKit's, not the app's process's.
         var actions = collectLive(now: now, flush: true)
-        w = workout!
-        w.pauseActive(at: now)
-        w.crashed = true
-        workout = w
+        var crashed = workout ?? w
+        crashed.pauseActive(at: now)
+        crashed.crashed = true
+        workout = crashed
         actions += endAppProcess(reason: "crash", now: now)
         return ok("watch app crashed mid-session; 'recover' resumes it", actions + [event(.workoutCrashed, now)])
     }
 
-    /// `recover [--no-builder]` with a hosted app: the app is relaunched and recovers its session
-    /// (`handleActiveWorkoutRecovery()`); without its builder, `finishWorkout()` fails.
-    mutating func recoverHostedApp(keepBuilder: Bool, now: EmulatedInstant) throws(CommandError) -> CommandResult {
+    /// `recover [--no-builder]`: the app is relaunched (which clears `crashed`) and recovers its
+    /// session (`handleActiveWorkoutRecovery()`); without its builder, `finishWorkout()` fails.
+    mutating func recoverApp(keepBuilder: Bool, now: EmulatedInstant) throws(CommandError) -> CommandResult {
         guard var w = workout, w.crashed else { throw CommandError("recover: nothing to recover (state: \(sessionStateName))") }
-        w.crashed = false
         w.wasRecovered = true
         if !keepBuilder { w.builderLost = true }
         workout = w
