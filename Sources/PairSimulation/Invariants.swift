@@ -199,7 +199,21 @@ public enum Invariants {
     }
 
     /// The verdicts for `run` (with the nemesis), given `calm`, the fault-free run.
-    public static func check(_ run: RunEnd, calm: RunEnd) -> [Verdict] {
+    public static func check(_ run: RunEnd, calm: RunEnd) -> [Verdict] { check(run, calm: { calm }) }
+
+    /// The verdicts for `run` (with the nemesis), asking for `calm`, the fault-free run, only
+    /// where a verdict depends on it: to excuse a failure the fault-free run has too, and to
+    /// compare stores when no watch was killed. A run that holds every invariant by itself (all
+    /// but about 1 in 64 nemesis seeds, which kill no watch) never plays its twin: measured on a
+    /// week-long swarm, that twin was half of each seed's time.
+    public static func check(_ run: RunEnd, calm twin: () -> RunEnd) -> [Verdict] {
+        var played: RunEnd?
+        func calm() -> RunEnd {
+            if let played { return played }
+            let end = twin()
+            played = end
+            return end
+        }
         var verdicts: [Verdict] = []
         func verdict(_ label: String, _ problems: [String], _ fine: String) {
             verdicts.append(Verdict(passed: problems.isEmpty, label: "invariant: " + label,
@@ -226,20 +240,26 @@ public enum Invariants {
         resurrected += resurrections(in: run.events)
         verdict("deleted objects never come back; nothing is stored twice", resurrected, "none")
 
+        // What the run must reach unless the fault-free run does not reach it either: checked on
+        // the run, and a failure is excused (passed, "not checked") when the twin fails it too.
+        func unlessCalmFails(_ label: String, _ problems: [String], _ fine: String, _ calmProblems: (RunEnd) -> [String],
+                             _ excuse: ([String]) -> String) {
+            let excused = problems.isEmpty ? [] : calmProblems(calm())
+            verdict(label, excused.isEmpty ? problems : [], excused.isEmpty ? fine : excuse(excused))
+        }
         // Nothing lost: what each side made reaches the other, if the fault-free run got there too.
-        let calmMissing = converged(calm)
-        verdict("nothing lost: what each side made before the nemesis ended reached the other", calmMissing.isEmpty ? converged(run) : [],
-                calmMissing.isEmpty ? "converged" : "the fault-free run does not converge by the end either (\(calmMissing.joined(separator: "; "))); not checked")
+        unlessCalmFails("nothing lost: what each side made before the nemesis ended reached the other", converged(run), "converged", converged) {
+            "the fault-free run does not converge by the end either (\($0.joined(separator: "; "))); not checked"
+        }
         // Deletes propagate: what one side deleted is gone from the other by the end.
-        let calmLeft = unpropagated(calm)
-        verdict("deletes propagate: what one side deleted is gone from the other", calmLeft.isEmpty ? unpropagated(run) : [],
-                calmLeft.isEmpty ? "yes" : "the fault-free run leaves deleted objects on the other side too (\(calmLeft.joined(separator: "; "))); not checked")
+        unlessCalmFails("deletes propagate: what one side deleted is gone from the other", unpropagated(run), "yes", unpropagated) {
+            "the fault-free run leaves deleted objects on the other side too (\($0.joined(separator: "; "))); not checked"
+        }
         // Messages made before the horizon are acknowledged by the end (later ones may be in flight).
         let stale = { (sim: RunEnd) in NodeName.allCases.compactMap { node in sim.oldestPending[node]!.flatMap { $0 < horizon(sim) ? (node, $0) : nil } } }
-        let calmAcknowledged = stale(calm).isEmpty
-        verdict("every message made before the nemesis ended is acknowledged", calmAcknowledged
-                    ? stale(run).map { "\($0.0) still waits for an ack of a message made at \($0.1)" } : [],
-                calmAcknowledged ? "yes" : "the fault-free run leaves old messages unacknowledged too; not checked")
+        unlessCalmFails("every message made before the nemesis ended is acknowledged",
+                        stale(run).map { "\($0.0) still waits for an ack of a message made at \($0.1)" }, "yes",
+                        { stale($0).map { "\($0.0)" } }) { _ in "the fault-free run leaves old messages unacknowledged too; not checked" }
         let limit = run.outboxLimit
         if let maxPending = run.maxPending {
             verdict("outboxes stay bounded", NodeName.allCases.compactMap { node in
@@ -268,6 +288,7 @@ public enum Invariants {
         // Without watch kills the watch makes the same data, so both stores equal the fault-free run's.
         if run.kills[.watch]! == 0, run.exactTiming {
             var differ: [String] = []
+            let calm = calm()
             for (node, a, b) in [("watch", stores(run.watchStore, run.watchRecords), stores(calm.watchStore, calm.watchRecords)),
                                  ("phone", stores(run.phoneStore, run.phoneRecords), stores(calm.phoneStore, calm.phoneRecords))] where a != b {
                 differ.append("\(node): \(a.workouts.count)/\(a.samples.count)/\(a.records.count) workouts/samples/records vs "
@@ -281,13 +302,15 @@ public enum Invariants {
 
 extension Simulator {
     /// A finished run's verdicts: the scenario's expectations, or — with the nemesis — PairSim's
-    /// invariants against its fault-free twin (same scenario, app, seed and length), run here;
-    /// then the scenario's own invariants, always.
+    /// invariants against its fault-free twin (same scenario, app, seed and length), run here
+    /// when a verdict needs it; then the scenario's own invariants, always.
     public func verdicts() -> [Verdict] {
         let own = ExpectationChecker.check(scenario.invariants, events: events)
         guard hasNemesis else { return ExpectationChecker.check(scenario.expectations, events: events) + own }
-        var calm = Simulator(scenario: scenario, app: app, watchApp: watchApp, seed: seed, duration: scenarioLength, settled: true)
-        calm.run()
-        return Invariants.check(RunEnd(self), calm: RunEnd(calm)) + own
+        return Invariants.check(RunEnd(self), calm: {
+            var calm = Simulator(scenario: scenario, app: app, watchApp: watchApp, seed: seed, duration: scenarioLength, settled: true)
+            calm.run()
+            return RunEnd(calm)
+        }) + own
     }
 }
