@@ -121,7 +121,10 @@ struct HealthKitAPITests {
     @Test("a save batch split across pages keeps every sample once")  // R: A13
     func pagesInsideOneSave() {
         var store = HealthStore()
-        let samples = (0..<5).map { HealthSample(uuid: UUID(), type: .heartRate, start: .zero + .seconds(Int64($0)), end: .zero + .seconds(Int64($0)), value: Double(60 + $0), source: .watchApp) }
+        let samples = (0..<5).map { (i: Int) -> HealthSample in
+            let at = EmulatedInstant.zero + EmulatedDuration.seconds(Int64(i))
+            return HealthSample(uuid: UUID(), type: .heartRate, start: at, end: at, value: Double(60 + i), source: .watchApp)
+        }
         _ = store.save(workouts: [], samples: samples)
         var anchor: Int64 = 0
         var seen: [Double] = []

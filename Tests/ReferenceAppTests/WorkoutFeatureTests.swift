@@ -40,10 +40,13 @@ struct WorkoutFeatureTests {
 
     @Test("a range far wider than its samples neither allocates it nor changes the result")  // R: D2, S7
     func hugeRange() throws {
-        let summary = try #require(HeartRateDetail.summarize(times: [0, 1 << 50], values: [100, 120], start: 0, end: 1 << 50))
+        let far: Int64 = 1 << 50
+        let summary = try #require(HeartRateDetail.summarize(times: [0, far], values: [100, 120], start: 0, end: far))
         #expect(summary.values == [100, 120])
-        #expect(summary.offsets == [0, (1 << 50) / 10_000 * 10_000])
-        let day = try #require(HeartRateDetail.summarize(times: [86_400_000, 86_405_000], values: [90, 110], start: 0, end: 1 << 40))
+        let lastBucket: Int64 = far / 10_000 * 10_000
+        #expect(summary.offsets == [0, lastBucket])
+        let wide: Int64 = 1 << 40
+        let day = try #require(HeartRateDetail.summarize(times: [86_400_000, 86_405_000], values: [90, 110], start: 0, end: wide))
         #expect(day.values == [100] && day.offsets == [86_400_000])
     }
 
@@ -80,7 +83,8 @@ struct WorkoutFeatureTests {
     func external() {
         let other = Self.workout(0, source: .other("strava"))
         let items = Self.list(workouts: [other], records: [Self.record(5, linkedTo: nil)])
-        #expect(items.map(\.match).sorted { $0.rawValue < $1.rawValue } == [.external, .recordsOnly])
+        let matches = items.map(\.match).sorted { $0.rawValue < $1.rawValue }
+        #expect(matches == [.external, .recordsOnly])
     }
 
     @Test("records arriving before their workout show once, then merge")  // R: D1
@@ -197,9 +201,9 @@ struct WorkoutFeatureTests {
         var driver = PhoneDriver()
         driver.advance(.minutes(40))
         let workout = driver.workout()
-        let samples = (0..<360).map { i in
-            HealthSample(uuid: UUID(), type: .heartRate, start: workout.start + .seconds(Int64(i) * 5), end: workout.start + .seconds(Int64(i) * 5),
-                         value: 120 + Double(i % 40), source: .watchApp)
+        let samples = (0..<360).map { (i: Int) -> HealthSample in
+            let at: EmulatedInstant = workout.start + EmulatedDuration.seconds(Int64(i) * 5)
+            return HealthSample(uuid: UUID(), type: .heartRate, start: at, end: at, value: 120 + Double(i % 40), source: .watchApp)
         }
         driver.arrive(HealthObjectsBatch(workouts: [workout], samples: samples))
         let reply = driver.run("open-workout latest").reply
