@@ -201,7 +201,7 @@ struct AppsEndToEndTests {
         let dir = try ResultsEndToEndTests.temporary("delta-run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await PairHarness.runTopology(["run", ResultsEndToEndTests.scenarios + "/morning-run-pocket.yaml", "--app", "delta-sync",
-                                         "--time-scale", "600", "--dir", dir + "/pair", "--report", dir + "/report"])
+                                         "--clock", "stepped", "--dir", dir + "/pair", "--report", dir + "/report"])
         let events = try String(contentsOfFile: dir + "/report/events.jsonl", encoding: .utf8)
         #expect(events.contains(#""appName":"delta-sync""#))
         #expect(events.contains(#""event":"delta.fetched","by":"app""#))
