@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -65,3 +68,10 @@ static __thread void *current_runtime = 0;
 void *pairsim_current_runtime(void) { return current_runtime; }
 
 void pairsim_set_current_runtime(void *runtime) { current_runtime = runtime; }
+
+static __thread int is_main_thread = -1;
+
+int pairsim_is_main_thread(void) {
+    if (is_main_thread < 0) is_main_thread = getpid() == (pid_t)syscall(SYS_gettid);
+    return is_main_thread;
+}

@@ -64,7 +64,9 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
     }
 
     public func unitDivided(by unit: HKUnit) -> HKUnit {
-        let denominator = unit.unitString.contains("*") || unit.unitString.contains("/") ? "(\(unit.unitString))" : unit.unitString
+        // A byte scan: `String.contains("*")` is Foundation's substring search, 2.9 % of a simulated week.
+        let compound = unit.unitString.utf8.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "/") }
+        let denominator = compound ? "(\(unit.unitString))" : unit.unitString
         return HKUnit(unitString: "\(unitString)/\(denominator)", scale: scale / unit.scale, dimension: dimension * unit.dimension.raised(to: -1))
     }
 

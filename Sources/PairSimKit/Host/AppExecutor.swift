@@ -1,3 +1,4 @@
+import CAppGuard
 import Dispatch
 import Foundation
 
@@ -47,7 +48,7 @@ package final class AppExecutor: TaskExecutor, @unchecked Sendable {
     /// Runs every queued job, and those they enqueue, in order; on the main thread, then the main
     /// dispatch queue's blocks, and again until both are empty.
     package func drain() {
-        let drainsMainQueue = AppExecutors.installed && Thread.isMainThread
+        let drainsMainQueue = AppExecutors.installed && pairsim_is_main_thread() != 0
         while true {
             lock.lock()
             guard !jobs.isEmpty else {
