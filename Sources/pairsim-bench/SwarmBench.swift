@@ -6,7 +6,7 @@ import PairSimRuntime
 struct SwarmBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swarm",
-        abstract: "topology swarm --nemesis over week-of-normal-life: seeds per second (each seed is a nemesis run and its fault-free twin).")
+        abstract: "topology swarm --nemesis over week-of-normal-life: seeds per second (each seed is a nemesis run, checked against its fault-free twin where a verdict needs it).")
 
     @Option(help: "Seeds per run.")
     var seeds = 200
@@ -19,7 +19,8 @@ struct SwarmBench: ParsableCommand {
         let scenario = "Topologies/scenarios/week-of-normal-life.yaml"
         report("== swarm benchmark (release build, \(scenario), \(seeds) seeds with the nemesis, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         // Baseline, same run: the same seeds without the nemesis — one simulated week per seed, no
-        // fault-free twin, no invariants — the floor a nemesis seed (two weeks and a check) sits on.
+        // invariants — the floor a nemesis seed sits on (its week with faults, restarts and, 1 in 16,
+        // the real storage; the invariants; its fault-free twin only where a verdict needs it).
         func swarm(_ index: Int, nemesis: Bool) throws -> Double {
             let (status, output) = try ChildProcess.run(bin + "/topology", ["swarm", scenario, "--seeds", String(seeds), "--from", String(index * 100_000)]
                                                         + (nemesis ? ["--nemesis"] : []))
