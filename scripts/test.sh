@@ -84,9 +84,9 @@ swift test --skip-build
 # Sized for the debug build CI has, where a seed takes ~10x what it takes in release (a week-long
 # nemesis seed: ~2.7 s against ~0.25 s here): ~70 s on 2 cores, every scenario that was swarmed
 # before still is. Longer swarms run on a release build, in shards if need be (docs/SWARM.md).
-# Measured and left: compiling the hot modules with -O in this debug build made this phase 27 s
-# and the tests 40 s faster, but the build 76 s slower; running it beside `swift test` saved
-# nothing (both keep the 2 cores busy).
+# Measured and left: compiling the hot modules with -O in this debug build took this phase from
+# 76 s to 27 s and the tests from 112 s to 72 s, but the build from 182 s to 258 s; running it
+# beside `swift test` saved nothing (both keep the 2 cores busy).
 phase "swarm: nemesis seeds in simulation"
 "$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 150 --nemesis
 # Every seed on the real journal and SQLite, power losses among the kills (R: K8).
