@@ -78,16 +78,17 @@ public struct SwarmRun: ParsableCommand {
         let registration = try AppChoice.resolve(app, topology: scenario.topology)
         _ = try AppChoice.resolveWatch(topology: scenario.topology)
         let shard = try SwarmShard(parsing: shard)
-        let indices = shard.indices(of: seeds)
-        if let worker {
-            // A worker: every jobs-th seed of the shard's, from its index, one JSON line each.
-            for index in stride(from: worker, to: indices.count, by: jobs ?? 1) {
-                let line = Self.runSeed(scenario, registration, seed: from + UInt64(indices[index]), nemesis: nemesis)
-                FileHandleWriter.standardOutput(JSONWriter.string(line) + "\n")
+        if worker != nil {
+            // A worker: the seeds the coordinator hands it on stdin, one per line, until it closes
+            // the pipe; one JSON line each on stdout.
+            while let line = readLine() {
+                guard let seed = UInt64(line) else { throw RuntimeError("swarm worker: stdin line '\(line)' is not a seed") }
+                let result = Self.runSeed(scenario, registration, seed: seed, nemesis: nemesis)
+                FileHandleWriter.standardOutput(JSONWriter.string(result) + "\n")
             }
             return
         }
-        try coordinate(scenario, shard: shard, count: indices.count)
+        try coordinate(scenario, shard: shard, share: shard.indices(of: seeds).map { from + UInt64($0) })
     }
 
     /// One seed: its verdicts as a JSON line.
@@ -117,31 +118,48 @@ public struct SwarmRun: ParsableCommand {
         return .object(object)
     }
 
-    func coordinate(_ scenario: Scenario, shard: SwarmShard, count: Int) throws {
+    /// Runs the shard's `share` of the seeds in worker processes, handing each worker its next seed when it reports the
+    /// last: a worker never idles while seeds are left, however unequal they are. The seeds that
+    /// play the real storage (~6× the others) go first. The results come out in seed order
+    /// whatever the schedule.
+    func coordinate(_ scenario: Scenario, shard: SwarmShard, share: [UInt64]) throws {
         let started = ContinuousClock.now
+        let count = share.count
         let workers = max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, count))
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+        let spec = scenario.nemesisPlayed(flag: nemesis)
+        let heavy = share.filter { Simulator.drawsRealStorage(spec, seed: $0) }
+        let order = heavy + share.filter { !Simulator.drawsRealStorage(spec, seed: $0) }
         let collected = Mutex<[JSON]>([])
         let broken = Mutex<[String]>([])
+        let dispatch = SeedDispatch(order: order, workers: workers)
+        // A worker that dies leaves its pipe: writing to it must fail, not end this process.
+        signal(SIGPIPE, SIG_IGN)
         var children: [ChildProcess] = []
-        for index in 0..<workers where index < count {
-            var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--jobs", String(workers), "--worker", String(index),
+        for index in 0..<workers {
+            var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--worker", String(index),
                              "--shard", shard.description]
             if nemesis { arguments.append("--nemesis") }
             if let app { arguments += ["--app", app] }
             if let watchApp = watch.watchApp { arguments += ["--watch-app", watchApp] }
-            children.append(try ChildProcess(name: "swarm worker \(index)", executable: executable, arguments: arguments, output: .lines { line in
-                if let json = try? JSONParser().parse(line), json["seed"] != nil { collected.withLock { $0.append(json) } }
-                else { broken.withLock { $0.append(line) } }
-            }))
+            children.append(try ChildProcess(name: "swarm worker \(index)", executable: executable, arguments: arguments,
+                                             output: .lines { line in
+                if let json = try? JSONParser().parse(line), json["seed"] != nil {
+                    collected.withLock { $0.append(json) }
+                    dispatch.next(to: index)
+                } else { broken.withLock { $0.append(line) } }
+            }, stdin: dispatch.pipes[index]))
+            dispatch.next(to: index)
         }
         let tty = isatty(STDERR_FILENO) != 0
-        while children.contains(where: \.isRunning) {
-            usleep(200_000)
-            if tty {
+        if tty {
+            while children.contains(where: \.isRunning) {
+                usleep(200_000)
                 let (done, failed) = collected.withLock { ($0.count, $0.filter { $0["passed"] != .bool(true) }.count) }
                 FileHandleWriter.standardError("\r\(done)/\(count) seeds, \(failed) failed")
             }
+        } else {
+            for child in children { child.waitUntilExit() }
         }
         ChildProcess.stopAll(children, signal: nil)
         if tty { FileHandleWriter.standardError("\r" + String(repeating: " ", count: 40) + "\r") }
@@ -154,7 +172,10 @@ public struct SwarmRun: ParsableCommand {
         let report = SwarmResults(header: header, results: collected.withLock { $0 })
         if let results { try report.save(in: results) }
         for line in broken.withLock({ $0 }) { print("worker: \(line)") }
-        let exits = children.filter { $0.terminationStatus != 0 }.map { "\($0.name) exited with status \($0.terminationStatus)" }
+        let exits = children.indices.filter { children[$0].terminationStatus != 0 }.map { index in
+            "\(children[index].name) \(children[index].howItEnded)"
+                + (dispatch.running(on: index).map { " while it ran seed \($0)" } ?? "")
+        }
         exits.forEach { print($0) }
         let failed = report.printFailures()
         print(report.summary(shardNote: shard.count > 1 ? ", shard \(shard)" : "",
@@ -162,6 +183,38 @@ public struct SwarmRun: ParsableCommand {
         if let junit { try report.writeJUnit(to: junit) }
         if failed || !exits.isEmpty { throw ExitCode(1) }
     }
+}
+
+/// Hands a swarm's seeds to its workers one at a time, over each worker's stdin.
+final class SeedDispatch: @unchecked Sendable {
+    let pipes: [Pipe]
+    private let state: Mutex<(next: Int, running: [UInt64?])>
+    private let order: [UInt64]
+
+    init(order: [UInt64], workers: Int) {
+        self.order = order
+        pipes = (0..<workers).map { _ in Pipe() }
+        state = Mutex((0, Array(repeating: nil, count: workers)))
+    }
+
+    /// Gives `worker` the next seed, or closes its stdin when none is left (it then exits).
+    func next(to worker: Int) {
+        state.withLock { state in
+            let handle = pipes[worker].fileHandleForWriting
+            guard state.next < order.count else {
+                state.running[worker] = nil
+                try? handle.close()
+                return
+            }
+            let seed = order[state.next]
+            state.next += 1
+            state.running[worker] = seed
+            if (try? handle.write(contentsOf: Array("\(seed)\n".utf8))) == nil { state.running[worker] = nil }
+        }
+    }
+
+    /// The seed `worker` was given last and has not reported.
+    func running(on worker: Int) -> UInt64? { state.withLock { $0.running[worker] } }
 }
 
 /// `topology swarm merge DIR…`: one summary, one JUnit file and one list of failing seeds from

@@ -81,8 +81,12 @@ public final class ChildProcess: @unchecked Sendable {
 
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
-    /// The exit status (after the child ended).
+    /// The exit status (after the child ended); the signal's number when a signal ended it.
     public var terminationStatus: Int32 { process.terminationStatus }
+    /// How it ended, for a message: "exited with status 1", "was killed by signal 9".
+    public var howItEnded: String {
+        process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
+    }
 
     public func signal(_ signal: Int32) {
         if process.isRunning { kill(pid, signal) }

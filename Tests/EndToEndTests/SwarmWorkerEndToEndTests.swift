@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PairSimCore
+import PairSimRuntime
+import Synchronization
+import Testing
+
+// The suite "End to end: topology swarm" (ScenarioEndToEndTests.swift): its worker processes.
+extension SwarmEndToEndTests {
+    @Test("a swarm worker killed with kill -9 is named with the seed it ran; the other worker runs every seed left", .timeLimit(.minutes(5)))  // R: V4
+    func workerKilled() async throws {
+        let dir = try ResultsEndToEndTests.temporary("swarm-killed")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/one-kill.yaml"
+        try """
+            name: one-kill
+            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
+            duration: 2h
+            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m }
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try await PairHarness.offPool { () throws -> (Int32, String) in
+            let lines = Mutex<[String]>([])
+            let swarm = try ChildProcess(name: "swarm", executable: PairHarness.binDirectory + "/topology",
+                                         arguments: ["swarm", file, "--seeds", "30", "--jobs", "2"],
+                                         output: .lines { line in lines.withLock { $0.append(line) } })
+            // The first worker seen dies, in whichever seed it holds: a worker holds one at a time.
+            var killed = false
+            while !killed, swarm.isRunning {
+                if let worker = Self.children(of: swarm.pid).first {
+                    kill(worker, SIGKILL)
+                    killed = true
+                } else {
+                    usleep(1_000)
+                }
+            }
+            swarm.waitUntilExit()
+            ChildProcess.stopAll([swarm], signal: nil)
+            return (swarm.terminationStatus, lines.withLock { $0.joined(separator: "\n") })
+        }
+        #expect(status == 1, "\(output)")
+        #expect(output.range(of: #"swarm worker [01] was killed by signal 9 while it ran seed ([1-9]|[12][0-9]|30)\b"#, options: .regularExpression) != nil,
+                "\(output)")
+        // Every seed but the one it held ran, on the other worker.
+        #expect(output.contains("swarm one-kill --nemesis: 29 seed(s) from 1 in"), "\(output)")
+        #expect(output.contains("2 worker(s)): 0 failed, 1 not run"), "\(output)")
+    }
+
+    /// The processes whose parent is `pid` (from /proc).
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int32? in
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After the command's closing parenthesis: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
+        }
+    }
+}
