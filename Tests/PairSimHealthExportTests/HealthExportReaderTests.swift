@@ -154,19 +154,55 @@ struct HealthExportReaderTests {
     static func refusal(_ label: String, _ name: String, _ change: (String) -> String) throws -> (error: HealthExportError?, line: Int?, path: String) {
         let dir = try directory(label)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        _ = try export(dir + "/good.xml", days: 2)
-        let good = try String(contentsOfFile: dir + "/good.xml", encoding: .utf8)
+        let good = try twoDays.get()
         let bad = change(good)
         #expect(bad != good, "\(name): the change did not apply")
         try bad.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
-        let line = Swift.zip(good.split(separator: "\n", omittingEmptySubsequences: false), bad.split(separator: "\n", omittingEmptySubsequences: false))
-            .enumerated().first { $0.element.0 != $0.element.1 }.map { $0.offset + 1 }
+        let line = firstDifferentLine(good, bad)
         do {
             _ = try readAll(HealthImportRequest(path: dir + "/export.xml"))
             return (nil, line, dir + "/export.xml")
         } catch {
             return (error, line, dir + "/export.xml")
         }
+    }
+
+    /// The two-day export `refusal` changes (`export(_:days: 2)`), generated once for all its cases.
+    static let twoDays = Result { () throws -> String in
+        var text = ""
+        _ = try HealthExportGenerator(HealthExportGenerator.Options(days: 2, seed: 5)).write { text += $0 }
+        return text
+    }
+
+    /// The first line (from 1) where `good` and `bad` differ, or nil when neither has a line the
+    /// other lacks: found by bytes, as splitting both into lines cost seconds in a debug build.
+    static func firstDifferentLine(_ good: String, _ bad: String) -> Int? {
+        var good = good, bad = bad
+        return good.withUTF8 { a in
+            bad.withUTF8 { b in
+                let shorter = min(a.count, b.count)
+                var at = 0
+                if shorter > 0 { at = memcmp(a.baseAddress!, b.baseAddress!, shorter) == 0 ? shorter : Self.firstDifference(a, b, below: shorter) }
+                if at == shorter, a.count == b.count { return nil }
+                var line = 1
+                for index in 0..<at where a[index] == UInt8(ascii: "\n") { line += 1 }
+                // One a prefix of the other: the longer has lines the shorter lacks (no pair differs).
+                if at == shorter { return a.count != b.count && (a.count > shorter ? a[shorter] : b[shorter]) != UInt8(ascii: "\n") ? line : nil }
+                return line
+            }
+        }
+    }
+
+    /// The first index below `limit` where `a` and `b` differ (`limit` when none does).
+    static func firstDifference(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, below limit: Int) -> Int {
+        // Halving by memcmp: a byte loop over a 1 MB export is slow in a debug build.
+        var low = 0, high = limit
+        while high - low > 64 {
+            let middle = (low + high) / 2
+            if memcmp(a.baseAddress! + low, b.baseAddress! + low, middle - low) == 0 { low = middle } else { high = middle }
+        }
+        while low < high, a[low] == b[low] { low += 1 }
+        return low
     }
 
     @Test("a bad export is refused with its line and column, whatever is wrong in it", arguments: 0..<badExports.count)  // R: E3

@@ -120,28 +120,36 @@ struct HostileExportTests {
     /// Huge tokens — whitespace inside a tag, an attribute, a comment, the DTD, a processing
     /// instruction — each read once however many reads they span. Measured, not asserted (a
     /// busy machine varies); `scripts/bench.sh hostile` times them, and the watch answering
-    /// meanwhile is tested end to end.
-    static func hugeTokens(megabytes: Int) -> [(name: String, xml: String)] {
-        let pad = String(repeating: " ", count: megabytes << 20)
+    /// meanwhile is tested end to end. Each is the text before the pad and after it: `write`
+    /// puts the pad between them as bytes (building a 65 MB String took seconds in a debug build).
+    static func hugeTokens() -> [(name: String, before: String, after: String)] {
         let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let record = "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" startDate=\"2024-01-01 08:00:00 +0000\" endDate=\"2024-01-01 08:00:00 +0000\" value=\"72\""
         return [
-            ("whitespace inside a tag", head + "<HealthData locale=\"en_US\">\n" + record + pad + "/>\n</HealthData>\n"),
-            ("a long attribute value", head + "<HealthData locale=\"en_US\">\n" + record + " device=\"" + pad + "\"/>\n</HealthData>\n"),
-            ("a long comment", head + "<HealthData locale=\"en_US\">\n<!--" + pad + "-->\n" + record + "/>\n</HealthData>\n"),
-            ("whitespace in the DTD", head + "<!DOCTYPE HealthData [" + pad + "]>\n<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData>\n"),
-            ("a long processing instruction", head + "<?pi " + pad + "?>\n<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData>\n"),
-            ("whitespace in an end tag", head + "<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData" + pad + ">\n"),
+            ("whitespace inside a tag", head + "<HealthData locale=\"en_US\">\n" + record, "/>\n</HealthData>\n"),
+            ("a long attribute value", head + "<HealthData locale=\"en_US\">\n" + record + " device=\"", "\"/>\n</HealthData>\n"),
+            ("a long comment", head + "<HealthData locale=\"en_US\">\n<!--", "-->\n" + record + "/>\n</HealthData>\n"),
+            ("whitespace in the DTD", head + "<!DOCTYPE HealthData [", "]>\n<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData>\n"),
+            ("a long processing instruction", head + "<?pi ", "?>\n<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData>\n"),
+            ("whitespace in an end tag", head + "<HealthData locale=\"en_US\">\n" + record + "/>\n</HealthData", ">\n"),
         ]
+    }
+
+    /// Writes a huge token's file: `before`, `megabytes` MB of spaces, `after`.
+    static func write(_ token: (name: String, before: String, after: String), megabytes: Int, to path: String) throws {
+        var data = Data(token.before.utf8)
+        data.append(Data(repeating: UInt8(ascii: " "), count: megabytes << 20))
+        data.append(Data(token.after.utf8))
+        try data.write(to: URL(fileURLWithPath: path))
     }
 
     @Test("a huge whitespace run, attribute, comment, DTD or processing instruction reads as the export it is")  // R: E4
     func hugeTokensRead() throws {
         let dir = try HealthExportReaderTests.directory("huge")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        for (index, token) in Self.hugeTokens(megabytes: 8).enumerated() {
+        for (index, token) in Self.hugeTokens().enumerated() {
             let path = dir + "/\(index).xml"
-            try token.xml.write(toFile: path, atomically: true, encoding: .utf8)
+            try Self.write(token, megabytes: 8, to: path)
             let started = ContinuousClock.now
             let (entries, _) = try HealthExportReaderTests.readAll(HealthImportRequest(path: path))
             #expect(entries.count == 1, "\(token.name)")
@@ -154,8 +162,7 @@ struct HostileExportTests {
     func tokenTooLong() throws {
         let dir = try HealthExportReaderTests.directory("toolong")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let token = Self.hugeTokens(megabytes: 65)[2] // a comment
-        try token.xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
+        try Self.write(Self.hugeTokens()[2], megabytes: 65, to: dir + "/export.xml") // a comment
         do { _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml")); Issue.record("read") } catch {
             #expect(error.message.contains("markup longer than 64 MB") && error.line == 3 && error.column == 1, "\(error.message)")
         }
