@@ -57,8 +57,10 @@ installer=$!
 # nothing under `set -u` from bash 4.4 on.)
 # It also links with the toolchain's lld where there is one: gold took 0.8-1.1 s per debug
 # product here against 0.5 s (eight products: the binaries, the test bundle and the example's).
+# And it optimizes PairSimCore (Package.swift says what that costs and saves).
 swift_flags=()
 if [ "${CI:-}" = true ]; then
+  export PAIRSIM_OPTIMIZE_CORE=1
   swift_flags=(-Xswiftc -gnone)
   if [ -x "$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld" ]; then swift_flags+=(-Xswiftc -use-ld=lld); fi
 fi
@@ -93,20 +95,18 @@ swift test --skip-build "${swift_flags[@]}"
 
 # The simulator with a nemesis over many seeds (docs/SCENARIOS.md#the-nemesis-and-the-invariants):
 # kills, restarts and partitions drawn from each seed, invariants checked against the fault-free run.
-# Sized for the debug build CI has, where a seed takes ~10x what it takes in release (a week-long
-# nemesis seed: ~2.7 s against ~0.25 s here): ~50 s on 2 cores (it was ~67 s with 150 seeds of
-# nodes-killed-mid-stream and locked-during-workout and 40 of power-loss; the seeds left out are
-# the swarm's to run). Every scenario swarmed before still is, every seed of power-loss on the
-# real storage and one week-long seed. Longer swarms run on a release build, in shards if need be
-# (docs/SWARM.md).
-# Measured and left: compiling the hot modules with -O in this debug build took this phase from
-# 76 s to 27 s and the tests from 112 s to 72 s, but the build from 182 s to 258 s; running it
-# beside `swift test` saved nothing (both keep the 2 cores busy).
+# Sized for the debug build CI has, PairSimCore optimized: ~35 s on 2 cores. Longer swarms run on
+# a release build, in shards if need be (docs/SWARM.md). Measured: optimizing PairSimCore took
+# this phase from 44 s to 28 s (with 100, 24 and 100 seeds of the first three; they are back at
+# 150, 40 and 150 since), the tests from 95 s to 58 s and the gallery from 10 s to 6 s, for 20 s
+# more build (Package.swift). An earlier trial that optimized PairSimKit, the apps and
+# PairSimulation too cost 76 s more build for about the same savings. Running this beside
+# `swift test` saved nothing (both keep the 2 cores busy).
 phase "swarm: nemesis seeds in simulation"
-"$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 100 --nemesis
+"$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 150 --nemesis
 # Every seed on the real journal and SQLite, power losses among the kills (R: K8).
-"$bin/topology" swarm Topologies/scenarios/power-loss.yaml --seeds 24
-"$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 100 --nemesis
+"$bin/topology" swarm Topologies/scenarios/power-loss.yaml --seeds 40
+"$bin/topology" swarm Topologies/scenarios/locked-during-workout.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/delete-one-record.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/wc-transfers-in-and-out-of-range.yaml --seeds 150 --nemesis
 "$bin/topology" swarm Topologies/scenarios/wc-userinfo-stuck.yaml --seeds 40 --nemesis

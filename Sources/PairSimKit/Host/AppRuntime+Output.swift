@@ -1,5 +1,5 @@
 import CAppClock
-package import PairSimCore
+import PairSimCore
 
 /// What the app prints: kept by CAppClock while its code runs, logged as `app.print` events.
 extension AppRuntime {
