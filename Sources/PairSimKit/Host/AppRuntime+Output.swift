@@ -1,5 +1,5 @@
 import CAppClock
-import PairSimCore
+internal import PairSimCore
 
 /// What the app prints: kept by CAppClock while its code runs, logged as `app.print` events.
 extension AppRuntime {
