@@ -6,7 +6,7 @@ import PackageDescription
 // PairSimCore, where the tests and the swarm spend most of their time. Two fresh-clone CI runs
 // here, one after the other: the build took 178 s against 158 s, the tests 58 s against 95 s, the
 // swarm 28 s against 44 s, all of it 276 s against 315 s. Only then: unsafe flags would keep a
-// package that depends on PairSim by URL from building, and a debugger wants it unoptimized.
+// package that depends on a tagged version of PairSim from building, and a debugger wants it unoptimized.
 let coreSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["PAIRSIM_OPTIMIZE_CORE"] == "1" ? [.unsafeFlags(["-O"])] : []
 
 let package = Package(

@@ -133,10 +133,11 @@ public struct SwarmRun: ParsableCommand {
         let collected = Mutex<[JSON]>([])
         let broken = Mutex<[String]>([])
         let dispatch = SeedDispatch(order: order, workers: workers)
-        // A worker that dies leaves its pipe: writing to it must fail, not end this process.
+        // A worker that dies leaves its pipe: writing to it must fail, not end this process. The
+        // workers inherit it ignored, which is harmless: they write only to this process's pipe.
         signal(SIGPIPE, SIG_IGN)
         var children: [ChildProcess] = []
-        for index in 0..<workers {
+        for index in 0..<workers where index < count {
             var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--worker", String(index),
                              "--shard", shard.description]
             if nemesis { arguments.append("--nemesis") }
@@ -147,7 +148,12 @@ public struct SwarmRun: ParsableCommand {
                 if let json = try? JSONParser().parse(line), json["seed"] != nil {
                     collected.withLock { $0.append(json) }
                     dispatch.next(to: index)
-                } else { broken.withLock { $0.append(line) } }
+                } else {
+                    broken.withLock { $0.append(line) }
+                    // A result line broken by something written to stderr meanwhile: its seed
+                    // counts as not run, and the worker still gets its next one.
+                    if line.contains("\"seed\"") { dispatch.next(to: index) }
+                }
             }, stdin: dispatch.pipes[index]))
             dispatch.next(to: index)
         }
@@ -207,9 +213,13 @@ final class SeedDispatch: @unchecked Sendable {
                 return
             }
             let seed = order[state.next]
+            // A worker already dead takes nothing: its seed stays for the others.
+            guard (try? handle.write(contentsOf: Array("\(seed)\n".utf8))) != nil else {
+                state.running[worker] = nil
+                return
+            }
             state.next += 1
             state.running[worker] = seed
-            if (try? handle.write(contentsOf: Array("\(seed)\n".utf8))) == nil { state.running[worker] = nil }
         }
     }
 

@@ -174,8 +174,9 @@ struct HealthExportReaderTests {
         return text
     }
 
-    /// The first line (from 1) where `good` and `bad` differ, or nil when neither has a line the
-    /// other lacks: found by bytes, as splitting both into lines cost seconds in a debug build.
+    /// The first line (from 1) where `good` and `bad` differ, or nil when no line both have
+    /// differs: found by bytes, as splitting both into lines cost seconds in a debug build (the
+    /// exports are ASCII with \n line ends, where bytes and characters agree).
     static func firstDifferentLine(_ good: String, _ bad: String) -> Int? {
         var good = good, bad = bad
         return good.withUTF8 { a in
