@@ -97,9 +97,9 @@ swift test --skip-build "${swift_flags[@]}"
 # kills, restarts and partitions drawn from each seed, invariants checked against the fault-free run.
 # Sized for the debug build CI has, PairSimCore optimized: ~35 s on 2 cores. Longer swarms run on
 # a release build, in shards if need be (docs/SWARM.md). Measured: optimizing PairSimCore took
-# this phase from 44 s to 28 s (with 100, 24 and 100 seeds of the first three; they are back at
-# 150, 40 and 150 since), the tests from 95 s to 58 s and the gallery from 10 s to 6 s, for 20 s
-# more build (Package.swift). An earlier trial that optimized PairSimKit, the apps and
+# this phase from 44-52 s to 28 s (with 100, 24 and 100 seeds of the first three; they are back
+# at 150, 40 and 150 since), the tests from 95 s to 58-73 s and the gallery from 10 s to 6-8 s,
+# for 20-80 s more build (Package.swift). An earlier trial that optimized PairSimKit, the apps and
 # PairSimulation too cost 76 s more build for about the same savings. Running this beside
 # `swift test` saved nothing (both keep the 2 cores busy).
 phase "swarm: nemesis seeds in simulation"
