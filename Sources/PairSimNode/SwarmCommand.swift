@@ -128,8 +128,8 @@ public struct SwarmRun: ParsableCommand {
         let workers = max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, count))
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
         let spec = scenario.nemesisPlayed(flag: nemesis)
-        let heavy = share.filter { Simulator.drawsRealStorage(spec, seed: $0) }
-        let order = heavy + share.filter { !Simulator.drawsRealStorage(spec, seed: $0) }
+        let heavy = share.map { Nemesis.drawsRealStorage(spec, seed: $0) }
+        let order = share.indices.filter { heavy[$0] }.map { share[$0] } + share.indices.filter { !heavy[$0] }.map { share[$0] }
         let collected = Mutex<[JSON]>([])
         let broken = Mutex<[String]>([])
         let dispatch = SeedDispatch(order: order, workers: workers)

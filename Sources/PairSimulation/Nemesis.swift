@@ -12,6 +12,14 @@ public enum Nemesis {
     /// largest latency spike (5 min).
     public static let settle = EmulatedDuration.minutes(15)
 
+    /// Whether a seed with `nemesis` plays the real journal and SQLite on a faulty disk (R: K8):
+    /// drawn from the seed alone, so a swarm can hand out those seeds, which cost ~6× more, first.
+    public static func drawsRealStorage(_ nemesis: NemesisSpec?, seed: UInt64) -> Bool {
+        guard let nemesis else { return false }
+        var draw = SplitMix64(seed: seed, label: "nemesis.storage")
+        return draw.chance(nemesis.realStorage)
+    }
+
     public static func draw(_ spec: NemesisSpec, seed: UInt64, duration: EmulatedDuration) -> [TimelineEntry] {
         var random = SplitMix64(seed: seed, label: "nemesis")
         // Whether each kill lands mid-turn, drawn apart so it does not move the kills.

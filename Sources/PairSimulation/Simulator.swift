@@ -108,19 +108,11 @@ public struct Simulator {
         self.watchApp = watchApp
         phone = PhoneNode(topology: topology, boot: "sim", app: app)
         storageRandom = SplitMix64(seed: topology.seed, label: "nemesis.storage.faults")
-        let playsRealStorage = realStorage ?? Self.drawsRealStorage(nemesis, seed: topology.seed)
+        let playsRealStorage = realStorage ?? Nemesis.drawsRealStorage(nemesis, seed: topology.seed)
         let drawn = nemesis.map { Nemesis.draw($0, seed: topology.seed, duration: length) } ?? []
         timeline = (scenario.timeline.map { ($0, false) } + drawn.map { ($0, true) })
             .enumerated().sorted { ($0.element.0.at, $0.offset) < ($1.element.0.at, $1.offset) }.map(\.element)
         if playsRealStorage { openDisks() }
-    }
-
-    /// Whether a seed with `nemesis` plays the real journal and SQLite on a faulty disk (R: K8):
-    /// drawn from the seed alone, so a swarm can hand out those seeds, which cost ~6× more, first.
-    public static func drawsRealStorage(_ nemesis: NemesisSpec?, seed: UInt64) -> Bool {
-        guard let nemesis else { return false }
-        var draw = SplitMix64(seed: seed, label: "nemesis.storage")
-        return draw.chance(nemesis.realStorage)
     }
 
     /// Runs to the end; `progress` is called now and then with the emulated time reached.

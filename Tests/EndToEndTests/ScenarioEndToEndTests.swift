@@ -234,16 +234,7 @@ struct SwarmEndToEndTests {
         let dir = try ResultsEndToEndTests.temporary("swarm")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // One kill per seed, drawn from it: a correct build passes the invariants for every seed.
-        // The scenario's nemesis: key turns the nemesis on without --nemesis.
-        let file = dir + "/one-kill.yaml"
-        try """
-            name: one-kill
-            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
-            duration: 2h
-            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m }
-            timeline:
-              - { at: 5m, watch: write-sample hrv 50 }
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try Self.oneKill(in: dir)
         let junit = dir + "/swarm.xml"
         let (status, output) = try await PairHarness.runTopology(["swarm", file, "--seeds", "12", "--from", "40", "--jobs", "3", "--junit", junit])
         #expect(status == 0, "\(output)")

@@ -13,15 +13,7 @@ extension SwarmEndToEndTests {
     func workerKilled() async throws {
         let dir = try ResultsEndToEndTests.temporary("swarm-killed")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = dir + "/one-kill.yaml"
-        try """
-            name: one-kill
-            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
-            duration: 2h
-            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m }
-            timeline:
-              - { at: 5m, watch: write-sample hrv 50 }
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try Self.oneKill(in: dir)
         let results = dir + "/results"
         let (status, output) = try await PairHarness.offPool { () throws -> (Int32, String) in
             let lines = Mutex<[String]>([])
@@ -59,6 +51,21 @@ extension SwarmEndToEndTests {
             #expect(ran == all, "\(output)")
             #expect(output.contains("2 worker(s)): 0 failed"), "\(output)")
         }
+    }
+
+    /// Writes `one-kill.yaml` to `dir`: a 2-hour scenario whose nemesis kills one node per seed
+    /// (its `nemesis:` key turns the nemesis on without --nemesis); returns its path.
+    static func oneKill(in dir: String) throws -> String {
+        let file = dir + "/one-kill.yaml"
+        try """
+            name: one-kill
+            topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
+            duration: 2h
+            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m }
+            timeline:
+              - { at: 5m, watch: write-sample hrv 50 }
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
     }
 
     /// A worker process that runs `topology swarm … --worker` and has spent CPU (from /proc).
