@@ -124,18 +124,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "PairSimCoreTests", dependencies: ["PairSimCore"]),
+        // `expect` and `expectEqual` for the tests: the macro `#expect` was most of their build (Tests/Support/Expect.swift).
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "ZeroMQTests", dependencies: ["TestSupport", "ZeroMQ"]),
+        .testTarget(name: "PairSimCoreTests", dependencies: ["TestSupport", "PairSimCore"]),
         // PAIRSIM_IOS: the recipe docs/APPS.md gives for `#if os(iOS)` code, tested as written (R: A15).
-        .testTarget(name: "PairSimKitTests", dependencies: ["PairSimCore", "PairSimKit", "ReferenceWatchApp"],
+        .testTarget(name: "PairSimKitTests", dependencies: ["TestSupport", "PairSimCore", "PairSimKit", "ReferenceWatchApp"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("PAIRSIM_IOS")]),
-        .testTarget(name: "ReferenceAppTests", dependencies: ["PairSimCore", "PairSimKit", "ReferenceApp", "PairSimApps"]),
-        .testTarget(name: "PairSimConfigTests", dependencies: ["PairSimConfig"]),
-        .testTarget(name: "PairSimRuntimeTests", dependencies: ["PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
+        .testTarget(name: "ReferenceAppTests", dependencies: ["TestSupport", "PairSimCore", "PairSimKit", "ReferenceApp", "PairSimApps"]),
+        .testTarget(name: "PairSimConfigTests", dependencies: ["TestSupport", "PairSimConfig"]),
+        .testTarget(name: "PairSimRuntimeTests", dependencies: ["TestSupport", "PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "PairSimulationTests", dependencies: ["PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport", "WorkoutWatchApp"]),
-        .testTarget(name: "PairSimHealthExportTests", dependencies: ["PairSimHealthExport", "CExportScan"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimHealthExport", "ZeroMQ"]),
+        .testTarget(name: "PairSimulationTests", dependencies: ["TestSupport", "PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport", "WorkoutWatchApp"]),
+        .testTarget(name: "PairSimHealthExportTests", dependencies: ["TestSupport", "PairSimHealthExport", "CExportScan"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimHealthExport", "ZeroMQ"]),
         // The source-compatibility suite (R: A13): files written as Apple's documentation writes
         // them, only the import changed, in both language modes; `pairsim-compat` plays them
         // (Tests/Compatibility/Scenarios, checked by EndToEndTests).

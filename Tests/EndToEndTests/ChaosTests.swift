@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 /// The hard way (R: S5, S6): a workout stream over lossy, duplicating, reordering channels while
@@ -75,7 +76,7 @@ struct ChaosTests {
                 break
             }
         }
-        #expect(settledInTime, "\(name): the pair did not settle (every workout sent, every channel acknowledged) within 300 s")
+        expect(settledInTime, "\(name): the pair did not settle (every workout sent, every channel acknowledged) within 300 s")
         let events = pair.events(.phone), watchEvents = pair.events(.watch)
         await pair.stop("watch")
         await pair.stop("phone")
@@ -88,23 +89,23 @@ struct ChaosTests {
         async let calmRun = Self.run(name: "e2e-calm", chaos: false)
         async let chaosRun = Self.run(name: "e2e-chaos", chaos: true)
         let calm = try await calmRun, chaos = try await chaosRun
-        #expect(calm.watch.workouts.count == Self.workouts)
-        #expect(calm.phone == calm.watch, "calm: phone \(calm.phone) vs watch \(calm.watch)")
-        #expect(chaos.kills >= 12)
+        expectEqual(calm.watch.workouts.count, Self.workouts)
+        expectEqual(calm.phone, calm.watch, "calm: phone \(calm.phone) vs watch \(calm.watch)")
+        expect(chaos.kills >= 12)
         // The stream is the user's workouts in the reference watch app, whose sensor reads live: a
         // killed watch reads nothing while it is down, so the samples differ from the calm run's;
         // the workouts and records do not, and the phone has exactly what the watch has.
-        #expect(chaos.watch.workouts.count == Self.workouts && chaos.watch.records.count == calm.watch.records.count,
+        expect(chaos.watch.workouts.count == Self.workouts && chaos.watch.records.count == calm.watch.records.count,
                 "chaos watch \(chaos.watch) vs calm \(calm.watch)")
-        #expect(chaos.phone == chaos.watch, "chaos: phone \(chaos.phone) vs watch \(chaos.watch)")
+        expectEqual(chaos.phone, chaos.watch, "chaos: phone \(chaos.phone) vs watch \(chaos.watch)")
         // Nothing twice: no workout or record was saved twice on the phone, kills or not.
         let saved = chaos.phoneEvents.filter { $0.name == "hk.saved" && $0["kind"]?.stringValue == "workout" }.compactMap { $0["uuid"]?.stringValue }
-        #expect(saved.count == Set(saved).count)
+        expectEqual(saved.count, Set(saved).count)
         let records = chaos.phoneEvents.filter { $0.name == "record.saved" }.compactMap { $0["id"]?.stringValue }
-        #expect(records.count == Set(records).count)
+        expectEqual(records.count, Set(records).count)
         // The faults really happened (the channel model logs each one it injects).
-        #expect(chaos.watchEvents.contains { $0.name == "sync.lost" })
-        #expect(chaos.watchEvents.contains { $0.name == "sync.duplicated" }
+        expect(chaos.watchEvents.contains { $0.name == "sync.lost" })
+        expect(chaos.watchEvents.contains { $0.name == "sync.duplicated" }
                 || chaos.phoneEvents.contains { $0.name == "sync.duplicate" })
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 
 /// The source-compatibility suite (Tests/Compatibility): files written as Apple's documentation
 /// writes them, only the import changed, compiled into `pairsim-compat` with PairSim's wrappers.
@@ -20,10 +21,10 @@ struct CompatibilityEndToEndTests {
     func scenario(_ name: String) async throws {
         let program = PairHarness.binDirectory + "/pairsim-compat"
         let first = try await PairHarness.runProgram(program, ["simulate", Self.directory + "/" + name, "--seed", "11", "--events"])
-        #expect(first.status == 0, "\(first.output.suffix(3_000))")
-        #expect(first.output.contains("app.print"), "the app's code ran and printed")
+        expectEqual(first.status, 0, "\(first.output.suffix(3_000))")
+        expect(first.output.contains("app.print"), "the app's code ran and printed")
         let second = try await PairHarness.runProgram(program, ["simulate", Self.directory + "/" + name, "--seed", "11", "--events"])
-        #expect(second.output == first.output, "a second process with the same seed differs")
+        expectEqual(second.output, first.output, "a second process with the same seed differs")
     }
 
     @Test("a deliberately broken watch app fails the scenario's expectations on real processes as in simulation", .timeLimit(.minutes(5)))  // R: A8, A9, A12
@@ -50,16 +51,16 @@ struct CompatibilityEndToEndTests {
         let simulated = try await PairHarness.runProgram(program, ["simulate", file])
         let ran = try await PairHarness.runProgram(program, ["run", file, "--clock", "stepped", "--dir", dir + "/nodes"])
         for (mode, result) in [("simulate", simulated), ("run", ran)] {
-            #expect(result.status == 1, "\(mode): \(result.output.suffix(2_000))")
-            #expect(result.output.contains("✘ exactly 1 × watch workout.finished — 0 time(s)"), "\(mode): \(result.output.suffix(2_000))")
-            #expect(result.output.contains("✘ never watch workout.finish.failed"), "\(mode)")
-            #expect(result.output.contains("reproduce with: pairsim-compat \(mode) "), "\(mode)")
+            expectEqual(result.status, 1, "\(mode): \(result.output.suffix(2_000))")
+            expect(result.output.contains("✘ exactly 1 × watch workout.finished — 0 time(s)"), "\(mode): \(result.output.suffix(2_000))")
+            expect(result.output.contains("✘ never watch workout.finish.failed"), "\(mode)")
+            expect(result.output.contains("reproduce with: pairsim-compat \(mode) "), "\(mode)")
         }
     }
 
     @Test("the suite has every file it names: eleven scenarios over twelve files, in both language modes, the watch's included")  // R: A13, A9
     func allThere() {
-        #expect(Self.scenarios.count == 11)
+        expectEqual(Self.scenarios.count, 11)
     }
 
     /// Foundation's `UserDefaults.standard` on a real node lives in the node's data directory and
@@ -80,9 +81,9 @@ struct CompatibilityEndToEndTests {
         try await pair.startNode(.phone, epoch: epoch, executable: "pairsim-compat", app: "compat-anchored-sync")
         // The relaunched app's query starts at the archived anchor: nothing new since.
         try await pair.waitFor(.phone, count: 2, "the sync after the restart", printed("synced: +0 -0, 0 kept"))
-        #expect(!pair.events(.phone).contains(where: printed("synced: +1 -0, 2 kept")))
+        expect(!pair.events(.phone).contains(where: printed("synced: +1 -0, 2 kept")))
         // In the node's own directory, not ~/.config where every run of the executable would share it.
-        #expect(FileManager.default.fileExists(atPath: pair.topology.nodes[.phone]!.data + "/defaults/pairsim-compat.plist"))
+        expect(FileManager.default.fileExists(atPath: pair.topology.nodes[.phone]!.data + "/defaults/pairsim-compat.plist"))
     }
 }
 
@@ -93,6 +94,6 @@ struct APITableTests {
     @Test("docs/APPS.md's API table is what PairSimKit declares (scripts/api-table.py --check)")  // R: A16
     func tableIsCurrent() async throws {
         let result = try await PairHarness.runProgram("/usr/bin/env", ["python3", FileManager.default.currentDirectoryPath + "/scripts/api-table.py", "--check"])
-        #expect(result.status == 0, "\(result.output)")
+        expectEqual(result.status, 0, "\(result.output)")
     }
 }

@@ -6,6 +6,7 @@ import PairSimCore
 @testable import PairSimRuntime
 import Synchronization
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// The control socket as a foreign client meets it (R: K2, K4).
@@ -20,23 +21,23 @@ struct ControlEndToEndTests {
         let huge = String(repeating: "x", count: 1 << 20)
         let started = Date()
         let refused = try pair.ctl(.watch, huge)
-        #expect(!refused.ok && refused.text == "command too long: 1048576 bytes (the limit is 65536)")
-        #expect(Date().timeIntervalSince(started) < 5, "answered at once, not after parsing a megabyte")
-        #expect(try pair.ctl(.watch, "ping").ok)
+        expect(!refused.ok && refused.text == "command too long: 1048576 bytes (the limit is 65536)")
+        expect(Date().timeIntervalSince(started) < 5, "answered at once, not after parsing a megabyte")
+        try expect(pair.ctl(.watch, "ping").ok)
         // Extra words and values are refused by name, not taken as another command or a value (R: K5).
         for (command, says) in [("ping extra", "ping: takes no arguments"), ("shutdown now", "shutdown: takes no arguments"),
                                 ("clock-status x", "clock-status: takes no arguments"), ("help extra", "help: expected 0 arguments"),
                                 ("status --json extra", "status: --json takes no value"), ("status --jsn", "unknown option --jsn; did you mean --json?")] {
             let reply = try pair.ctl(.watch, command)
-            #expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")
+            expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")
         }
         let help = try pair.must(.watch, "help")
-        #expect(help.contains("  ping ") && help.contains("  shutdown ") && help.contains("  clock-status "), "\(help)")
+        expect(help.contains("  ping ") && help.contains("  shutdown ") && help.contains("  clock-status "), "\(help)")
         // clock-status: the keys docs/COMMANDS.md lists, with the types it gives.
         let clock = try JSONParser().parse(try pair.must(.watch, "clock-status"))
-        #expect(clock.objectValue?.keys == ["now", "next", "idle", "published", "received", "subscribed"], "\(clock)")
-        #expect(clock["now"]?.exactIntValue != nil && clock["idle"]?.boolValue != nil && clock["subscribed"] == .bool(false), "no phone: \(clock)")
-        #expect((clock["published"]?.exactIntValue ?? -1) >= 0 && clock["received"]?.exactIntValue == 0)
+        expectEqual(clock.objectValue?.keys, ["now", "next", "idle", "published", "received", "subscribed"], "\(clock)")
+        expect(clock["now"]?.exactIntValue != nil && clock["idle"]?.boolValue != nil && clock["subscribed"] == .bool(false), "no phone: \(clock)")
+        expect((clock["published"]?.exactIntValue ?? -1) >= 0 && clock["received"]?.exactIntValue == 0)
         // A request of two frames: refused, the socket still answers.
         let context = try Context()
         let socket = try Socket(context, .req)
@@ -45,21 +46,21 @@ struct ControlEndToEndTests {
         try socket.connect(pair.topology.nodes[.watch]!.control)
         try socket.send(multipart: [Array("status".utf8), Array("extra".utf8)])
         let reply = try #require(try socket.receiveMultipart())
-        #expect(String(decoding: reply[0], as: UTF8.self) == "error")
-        #expect(String(decoding: reply[1], as: UTF8.self).contains("one frame"))
-        #expect(try pair.ctl(.watch, "ping").ok)
+        expectEqual(String(decoding: reply[0], as: UTF8.self), "error")
+        expect(String(decoding: reply[1], as: UTF8.self).contains("one frame"))
+        try expect(pair.ctl(.watch, "ping").ok)
         // `at MS COMMAND` (R: K9): run at that very instant; its reply waits; the past runs at once.
         for (command, says) in [("at", "at: expected at <milliseconds> <command>"), ("at soon status", "at: expected at <milliseconds> <command>"), ("at 5", "at: expected"),
                                 ("at 5 ping", "ping cannot be scheduled"), ("at 5 at 6 status", "at cannot be scheduled")] {
             let reply = try pair.ctl(.watch, command)
-            #expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")
+            expect(!reply.ok && reply.text.contains(says), "\(command): \(reply.text)")
         }
-        #expect(try pair.must(.watch, "at 0 fail-finish").contains("will fail"))
+        try expect(pair.must(.watch, "at 0 fail-finish").contains("will fail"))
         let now = try pair.status(.watch)["at"]?.intValue ?? 0
         let target = now + 3_000 * 60 // three wall seconds ahead at the harness's 60×
-        #expect(try pair.ctl(.watch, "at \(target) write-sample weight 70.5", timeoutMilliseconds: 30_000).ok)
+        try expect(pair.ctl(.watch, "at \(target) write-sample weight 70.5", timeoutMilliseconds: 30_000).ok)
         try await pair.waitFor(.watch, "the scheduled sample") { $0.name == "sample.written" }
-        #expect(pair.events(.watch).first { $0.name == "sample.written" }?.at == EmulatedInstant(milliseconds: target))
+        expectEqual(pair.events(.watch).first { $0.name == "sample.written" }?.at, EmulatedInstant(milliseconds: target))
     }
 
     @Test("status --json is one typed JSON object per node, every key documented in COMMANDS.md", .timeLimit(.minutes(5)))  // R: K4
@@ -80,19 +81,19 @@ struct ControlEndToEndTests {
         }
         for node in NodeName.allCases {
             let status = try JSONParser().parse(try pair.must(node, "status --json"))
-            #expect(status["node"] == .string(node.rawValue))
-            for key in keys(status) { #expect(page.contains("`\(key)`"), "\(node) status key \(key) is not in docs/COMMANDS.md") }
-            #expect((status["stores"]?["samples"]?.intValue ?? 0) >= 1, "\(status)")
-            #expect(status["rejected"]?["bad-body"]?.intValue == 0)
+            expectEqual(status["node"], .string(node.rawValue))
+            for key in keys(status) { expect(page.contains("`\(key)`"), "\(node) status key \(key) is not in docs/COMMANDS.md") }
+            expect((status["stores"]?["samples"]?.intValue ?? 0) >= 1, "\(status)")
+            expect(status["rejected"]?["bad-body"]?.intValue == 0)
         }
         let phone = try JSONParser().parse(try pair.must(.phone, "status --json"))
-        #expect((phone["channels"]?["healthkit"]?["received"]?.intValue ?? 0) >= 1)
-        #expect(phone["app"]?.arrayValue != nil, "the app's own status lines ride along")
+        expect((phone["channels"]?["healthkit"]?["received"]?.intValue ?? 0) >= 1)
+        expect(phone["app"]?.arrayValue != nil, "the app's own status lines ride along")
         let watch = try JSONParser().parse(try pair.must(.watch, "status --json"))
-        #expect((watch["channels"]?["healthkit"]?["sent"]?.intValue ?? 0) >= 1)
-        #expect(watch["channels"]?["cloudkit"]?["partitioned"] == .bool(false))
-        #expect(watch["session"]?["state"] == "idle")
-        #expect(!(try pair.ctl(.watch, "status --jsn").ok), "an unknown option is refused")
+        expect((watch["channels"]?["healthkit"]?["sent"]?.intValue ?? 0) >= 1)
+        expect(watch["channels"]?["cloudkit"]?["partitioned"] == .bool(false))
+        expect(watch["session"]?["state"] == "idle")
+        expect(!(try pair.ctl(.watch, "status --jsn").ok), "an unknown option is refused")
     }
 
     /// The reply to `shutdown` is sent, then the loop ends and its ZeroMQ context closes, which
@@ -129,28 +130,28 @@ struct ControlEndToEndTests {
                 Issue.record("the watch's loop did not answer ping")
                 return
             }
-            #expect(ready.ok)
+            expect(ready.ok)
             do {
                 let reply = try pair.ctl(.watch, "shutdown", timeoutMilliseconds: 5_000)
-                #expect(reply.ok && reply.text == "watch stopping")
+                expect(reply.ok && reply.text == "watch stopping")
             } catch {
                 unanswered += 1
             }
             try await loop.value
         }
-        #expect(unanswered == 0, "\(unanswered) of 200 shutdowns got no reply from the loop")
+        expectEqual(unanswered, 0, "\(unanswered) of 200 shutdowns got no reply from the loop")
         for _ in 0..<10 {
             let process = try await pair.startNode(.watch, epoch: PairHarness.now())
             do {
                 let reply = try pair.ctl(.watch, "shutdown", timeoutMilliseconds: 5_000)
-                #expect(reply.ok && reply.text == "watch stopping")
+                expect(reply.ok && reply.text == "watch stopping")
             } catch {
                 unanswered += 1
             }
             await process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            expectEqual(process.terminationStatus, 0)
         }
-        #expect(unanswered == 0, "\(unanswered) of 10 shutdowns got no reply from watch-node")
+        expectEqual(unanswered, 0, "\(unanswered) of 10 shutdowns got no reply from watch-node")
     }
 }
 

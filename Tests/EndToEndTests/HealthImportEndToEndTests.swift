@@ -5,6 +5,7 @@ import Foundation
 import PairSimCore
 import PairSimHealthExport
 import Testing
+import TestSupport
 
 /// `import-health` on the real binaries (R: E1, E3): the file read by watch-node, the data synced
 /// over ZeroMQ into phone-node's SQLite store, bad exports refused through the control socket.
@@ -14,7 +15,7 @@ struct HealthImportEndToEndTests {
     static func makeExport(_ pair: PairHarness, days: Int, seed: Int) async throws -> (path: String, byType: [String: Int]) {
         let path = pair.directory + "/export-\(days)d.xml"
         let (status, output) = try await pair.runTopology(["make-health-export", "--days", String(days), "--seed", String(seed), "--output", path])
-        #expect(status == 0, "\(output)")
+        expectEqual(status, 0, "\(output)")
         var byType: [String: Int] = [:]
         // "  Record HKQuantityTypeIdentifierHeartRate: 2143" and "  Workout: 3 (…)"
         for line in output.split(separator: "\n") {
@@ -22,7 +23,7 @@ struct HealthImportEndToEndTests {
             if words.count == 3, words[0] == "Record", let name = SampleType(exportName: String(words[1].dropLast()))?.rawValue, let count = Int(words[2]) { byType[name] = count }
             if words.count >= 2, words[0] == "Workout:", let count = Int(words[1]) { byType["workout"] = count }
         }
-        #expect(byType.count == 10, "\(output)")
+        expectEqual(byType.count, 10, "\(output)")
         return (path, byType)
     }
 
@@ -52,16 +53,16 @@ struct HealthImportEndToEndTests {
         let (path, expected) = try await Self.makeExport(pair, days: 3, seed: 8)
         try await pair.up()
         let (status, reply) = try await pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "import-health", path])
-        #expect(status == 0 && reply.contains("checking"), "\(reply)")
+        expect(status == 0 && reply.contains("checking"), "\(reply)")
         let finished = try await pair.waitFor(.watch, "import.finished") { $0.name == "import.finished" }
-        #expect(finished.first?["unknown"] == 0)
-        #expect(try await Self.phoneCounts(pair, reaching: expected) == expected)
-        #expect(Self.byType(try pair.status(.watch)) == expected)
+        expectEqual(finished.first?["unknown"], 0)
+        try await expectEqual(Self.phoneCounts(pair, reaching: expected), expected)
+        expectEqual(Self.byType(try pair.status(.watch)), expected)
         // Again: everything is found by UUID and nothing is saved twice.
         _ = try pair.must(.watch, "import-health \(path)")
         let again = try await pair.waitFor(.watch, count: 2, "the second import.finished") { $0.name == "import.finished" }
-        #expect(again.last?["saved"] == 0 && again.last?["ignored"]?.intValue == Int64(expected.values.reduce(0, +)))
-        #expect(Self.byType(try pair.status(.phone)) == expected)
+        expect(again.last?["saved"] == 0 && again.last?["ignored"]?.intValue == Int64(expected.values.reduce(0, +)))
+        expectEqual(Self.byType(try pair.status(.phone)), expected)
     }
 
     @Test("a bad export is refused by name, line and column, and neither store changes", .timeLimit(.minutes(5)))  // R: E3
@@ -80,15 +81,15 @@ struct HealthImportEndToEndTests {
         try text.write(toFile: path + ".late.xml", atomically: true, encoding: .utf8)
         try await pair.up()
         let refused = try pair.ctl(.watch, "import-health \(path).early.xml")
-        #expect(!refused.ok && refused.text.contains("early.xml line ") && refused.text.contains("startDate \"2024-01-41"), "\(refused.text)")
+        expect(!refused.ok && refused.text.contains("early.xml line ") && refused.text.contains("startDate \"2024-01-41"), "\(refused.text)")
         _ = try pair.must(.watch, "import-health \(path).late.xml")
         let failed = try await pair.waitFor(.watch, "import.failed") { $0.name == "import.failed" }
-        #expect((failed.first?["line"]?.intValue ?? 0) > 1000 && failed.first?["reason"]?.stringValue?.contains("late.xml line ") == true, "\(failed)")
+        expect((failed.first?["line"]?.intValue ?? 0) > 1000 && failed.first?["reason"]?.stringValue?.contains("late.xml line ") == true, "\(failed)")
         let missing = try pair.ctl(.watch, "import-health \(pair.directory)/nothing.zip")
-        #expect(!missing.ok && missing.text.contains("nothing.zip: no such file"), "\(missing.text)")
+        expect(!missing.ok && missing.text.contains("nothing.zip: no such file"), "\(missing.text)")
         for node in NodeName.allCases {
             let stores = try pair.status(node)["stores"]
-            #expect(stores?["samples"] == 0 && stores?["workouts"] == 0, "\(node): \(String(describing: stores))")
+            expect(stores?["samples"] == 0 && stores?["workouts"] == 0, "\(node): \(String(describing: stores))")
         }
     }
 
@@ -107,24 +108,24 @@ struct HealthImportEndToEndTests {
         overflow.replaceSubrange(end, with: #" <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="2024-01-02 08:00:00 +0000" endDate="2024-01-02 08:00:00 +0000" value="1e19"/>"# + "\n</HealthData>")
         try overflow.write(toFile: path + ".1e19.xml", atomically: true, encoding: .utf8)
         let fifo = pair.directory + "/pipe.xml"
-        #expect(mkfifo(fifo, 0o600) == 0)
+        expectEqual(mkfifo(fifo, 0o600), 0)
         let epoch = PairHarness.now()
         try await pair.startNode(.watch, epoch: epoch)
         try await pair.startNode(.phone, epoch: epoch)
         let pipe = try pair.ctl(.watch, "import-health \(fifo)")
-        #expect(!pipe.ok && pipe.text.contains("not a regular file"), "\(pipe.text)")
+        expect(!pipe.ok && pipe.text.contains("not a regular file"), "\(pipe.text)")
         // A 32 MB tag: the watch keeps answering while it reads it (30 s is a hang guard, not a timing).
         _ = try pair.must(.watch, "import-health \(path).big.xml")
-        #expect(try pair.ctl(.watch, "ping", timeoutMilliseconds: 30_000).ok)
+        try expect(pair.ctl(.watch, "ping", timeoutMilliseconds: 30_000).ok)
         _ = try await pair.waitFor(.watch, "import.finished") { $0.name == "import.finished" }
         // 1e19 late in the file: refused with its line, then kill -9 and restart: no crash loop.
         _ = try pair.must(.watch, "import-health \(path).1e19.xml")
         let failed = try await pair.waitFor(.watch, "import.failed") { $0.name == "import.failed" }
-        #expect(failed.first?["reason"]?.stringValue?.contains("value 1e+19") == true, "\(failed)")
+        expectEqual(failed.first?["reason"]?.stringValue?.contains("value 1e+19"), true, "\(failed)")
         await pair.stop("watch", signal: SIGKILL)
         try await pair.startNode(.watch, epoch: epoch)
-        #expect(try pair.ctl(.watch, "ping").ok)
-        #expect(try pair.status(.watch)["healthImport"] == .null, "nothing left to run again")
+        try expect(pair.ctl(.watch, "ping").ok)
+        try expectEqual(pair.status(.watch)["healthImport"], .null, "nothing left to run again")
     }
 
     @Test("a watch killed with kill -9 mid-import resumes it after restart; the phone ends with the file's counts", .timeLimit(.minutes(5)))  // R: E1, S5
@@ -150,11 +151,11 @@ struct HealthImportEndToEndTests {
         // Asked of the node, not its log: a killed node's last few milliseconds of events are lost.
         let running = try pair.must(.watch, "status").contains("import-health ")
         await pair.stop("watch", signal: SIGKILL)
-        #expect(running, "the import ended before the kill (too fast to test)")
+        expect(running, "the import ended before the kill (too fast to test)")
         try await pair.startNode(.watch, epoch: epoch)
         let finished = try await pair.waitFor(.watch, "import.finished after the restart") { $0.name == "import.finished" }
-        #expect(pair.events(.watch).contains { $0.name == "node.started" && $0["restored"] == .bool(true) })
-        #expect(finished.first?["entries"]?.intValue == Int64(expected.values.reduce(0, +)))
-        #expect(try await Self.phoneCounts(pair, reaching: expected) == expected)
+        expect(pair.events(.watch).contains { $0.name == "node.started" && $0["restored"] == .bool(true) })
+        expectEqual(finished.first?["entries"]?.intValue, Int64(expected.values.reduce(0, +)))
+        try await expectEqual(Self.phoneCounts(pair, reaching: expected), expected)
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 import ZeroMQ
 
 @Suite("End to end: the pair on real processes")
@@ -23,15 +24,15 @@ struct PairTests {
         // The watch app's live builder: the sensor's readings reached the phone as they came, one
         // reading a batch, at least the 30 s's six (R: A10).
         let samples = try await pair.waitFor(.phone, "heart-rate samples") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" }
-        #expect(samples.reduce(0) { $0 + ($1["count"]?.intValue ?? 0) } >= 6, "\(samples.count) batches")
+        expect(samples.reduce(0) { $0 + ($1["count"]?.intValue ?? 0) } >= 6, "\(samples.count) batches")
         // The launcher relayed both nodes' output with prefixes.
         let (status, text) = try await pair.runTopology(["down", pair.topologyPath])
-        #expect(status == 0, "\(text)")
+        expectEqual(status, 0, "\(text)")
         await pair.process("launcher")?.waitUntilExit()
-        #expect(pair.process("launcher")?.terminationStatus == 0)
+        expectEqual(pair.process("launcher")?.terminationStatus, 0)
         let relayed = pair.output("launcher")
-        #expect(relayed.contains("watch │ ") && relayed.contains("phone │ "))
-        #expect(relayed.contains("workout.finished"))
+        expect(relayed.contains("watch │ ") && relayed.contains("phone │ "))
+        expect(relayed.contains("workout.finished"))
     }
 
     @Test("a phone started after the workout still gets everything, once", .timeLimit(.minutes(5)))  // R: S5, S6
@@ -45,12 +46,12 @@ struct PairTests {
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
         try pair.must(.watch, "write-sample hrv 48")
         try await Task.sleep(for: .seconds(3)) // the watch has been publishing into the void, retransmitting with backoff
-        #expect(pair.events(.watch).contains { $0.name == "sync.retransmit" })
+        expect(pair.events(.watch).contains { $0.name == "sync.retransmit" })
         try await pair.startNode(.phone, epoch: epoch)
         try await pair.waitFor(.phone, "the late workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         try await pair.waitFor(.phone, "the HRV sample") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
         try await pair.waitFor(.watch, "all acknowledged") { _ in (try? pair.status(.watch))?["channels"]?["healthkit"]?["pending"]?.intValue == 0 }
-        #expect(pair.events(.phone).filter { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }.count == 1)
+        expectEqual(pair.events(.phone).filter { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }.count, 1)
     }
 
     @Test("unknown commands and bad arguments get an error reply; the node keeps running", .timeLimit(.minutes(5)))  // R: P3
@@ -59,13 +60,13 @@ struct PairTests {
         defer { pair.stopAll() }
         try await pair.up()
         let unknown = try pair.ctl(.watch, "fly-to-moon")
-        #expect(!unknown.ok && unknown.text.contains("unknown watch command"))
+        expect(!unknown.ok && unknown.text.contains("unknown watch command"))
         let bad = try pair.ctl(.watch, "start-workout")
-        #expect(!bad.ok && bad.text.contains("usage: start-workout"))
+        expect(!bad.ok && bad.text.contains("usage: start-workout"))
         let (status, output) = try await pair.runTopology(["ctl", "-t", pair.topologyPath, "watch", "finish-workout"])
-        #expect(status == 1)
-        #expect(output.contains("no session in progress"))
-        #expect(try pair.ctl(.watch, "status").ok)
+        expectEqual(status, 1)
+        expect(output.contains("no session in progress"))
+        try expect(pair.ctl(.watch, "status").ok)
         try await pair.waitFor(.watch, "command.failed events") { $0.name == "command.failed" }
     }
 
@@ -80,12 +81,12 @@ struct PairTests {
         let deadline = Date().addingTimeInterval(10)
         while !pair.output("watch").contains("> error: unknown watch command"), Date() < deadline { try await Task.sleep(for: .microseconds(50_000)) }
         let output = pair.output("watch")
-        #expect(output.contains("> started walking session #1"))
-        #expect(output.contains("> session: running walking"))
-        #expect(output.contains("> error: unknown watch command \"bogus\""))
+        expect(output.contains("> started walking session #1"))
+        expect(output.contains("> session: running walking"))
+        expect(output.contains("> error: unknown watch command \"bogus\""))
         // Events are written when the node idles, but a stdin reply still follows its events.
         let event = output.range(of: "workout.started"), reply = output.range(of: "> started walking session #1")
-        #expect(event != nil && reply != nil && event!.lowerBound < reply!.lowerBound, "\(output)")
+        expect(event != nil && reply != nil && event!.lowerBound < reply!.lowerBound, "\(output)")
     }
 
     @Test("topology down leaves no process behind", .timeLimit(.minutes(5)))  // R: P2
@@ -96,13 +97,13 @@ struct PairTests {
         let runFile = try String(contentsOfFile: ".pairsim/e2e-down.run.json", encoding: .utf8)
         let pids = try JSONParser().parse(runFile)
         let (status, _) = try await pair.runTopology(["down", pair.topologyPath])
-        #expect(status == 0)
+        expectEqual(status, 0)
         await launcher.waitUntilExit()
         for key in ["launcher", "watch", "phone"] {
             let pid = Int32(pids[key]!.intValue!)
-            #expect(kill(pid, 0) != 0, "\(key) (pid \(pid)) still alive")
+            expect(kill(pid, 0) != 0, "\(key) (pid \(pid)) still alive")
         }
-        #expect(!FileManager.default.fileExists(atPath: ".pairsim/e2e-down.run.json"))
+        expect(!FileManager.default.fileExists(atPath: ".pairsim/e2e-down.run.json"))
     }
 
     @Test("the launcher exits non-zero when a node fails", .timeLimit(.minutes(5)))  // R: P2
@@ -113,8 +114,8 @@ struct PairTests {
         let runFile = try JSONParser().parse(try String(contentsOfFile: ".pairsim/e2e-fail.run.json", encoding: .utf8))
         kill(Int32(runFile["phone"]!.intValue!), SIGKILL)
         await launcher.waitUntilExit()
-        #expect(launcher.terminationStatus != 0)
-        #expect(pair.output("launcher").contains("phone-node exited with status"))
+        expect(launcher.terminationStatus != 0)
+        expect(pair.output("launcher").contains("phone-node exited with status"))
     }
 }
 
@@ -128,10 +129,10 @@ struct RunPairScriptTests {
         environment["TOPOLOGY"] = "Topologies/instant.yaml"
         environment["WORKOUT_SECONDS"] = "1"
         let (status, output) = try await PairHarness.runProgram(root + "/scripts/run-pair.sh", [], environment: environment)
-        #expect(status == 0, "\(output)")
+        expectEqual(status, 0, "\(output)")
         let uuid = try PairHarness.workoutID(output)
-        #expect(output.contains("ok: phone-node saved workout \(uuid)"))
-        #expect(output.contains("notification.posted title=\"Workout completed\""))
-        #expect(output.contains("record.saved") && output.contains("healthKitWorkoutID=\(uuid)"))
+        expect(output.contains("ok: phone-node saved workout \(uuid)"))
+        expect(output.contains("notification.posted title=\"Workout completed\""))
+        expect(output.contains("record.saved") && output.contains("healthKitWorkoutID=\(uuid)"))
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 
 @Suite("End to end: the phone's HealthKit and app on real processes")
 struct PhoneEndToEndTests {
@@ -23,8 +24,8 @@ struct PhoneEndToEndTests {
         try await pair.waitFor(.phone, "the wake") { $0.name == "bgdelivery.wake" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
         try await pair.waitFor(.phone, "the completion") { $0.name == "bgdelivery.completion" }
         let fired = pair.events(.phone).filter { $0.name == "observer.fired" && $0["trigger"]?.stringValue == "wake" }
-        #expect(fired.count == 1)
-        #expect(pair.events(.phone).contains { $0.name == "cache.invalidated" && $0["reason"]?.stringValue == "backgroundDelivery" })
+        expectEqual(fired.count, 1)
+        expect(pair.events(.phone).contains { $0.name == "cache.invalidated" && $0["reason"]?.stringValue == "backgroundDelivery" })
     }
 
     @Test("three missed completions stop delivery for the type", .timeLimit(.minutes(5)))  // R: O5
@@ -38,9 +39,9 @@ struct PhoneEndToEndTests {
         try pair.must(.watch, "write-sample hrv 51")
         try await pair.waitFor(.phone, "delivery stopped") { $0.name == "bgdelivery.stopped" }
         let phone = pair.events(.phone)
-        #expect(phone.filter { $0.name == "bgdelivery.wake" }.count == 3)
-        #expect(phone.filter { $0.name == "bgdelivery.backoff" }.map { $0["delay"]?.stringValue } == ["1m", "2m"])
-        #expect(try pair.must(.phone, "status").contains("hrv immediate STOPPED misses 3"))
+        expectEqual(phone.filter { $0.name == "bgdelivery.wake" }.count, 3)
+        expectEqual(phone.filter { $0.name == "bgdelivery.backoff" }.map { $0["delay"]?.stringValue }, ["1m", "2m"])
+        try expect(pair.must(.phone, "status").contains("hrv immediate STOPPED misses 3"))
     }
 
     // The throttle window (a second write 20 s later) is timing: PhoneTimingSimulationTests checks it
@@ -55,7 +56,7 @@ struct PhoneEndToEndTests {
         let refresh = try await pair.waitFor(.phone, "the refresh") { $0.name == "coordinator.refresh" }
         try await pair.waitFor(.phone, count: 3, "three tab loads") { $0.name == "tab.loaded" && $0.at >= refresh[0].at }
         let today = pair.events(.phone).last { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "today" }
-        #expect(today?["hrv"]?.doubleValue == 49)
+        expectEqual(today?["hrv"]?.doubleValue, 49)
     }
 
     @Test("a finished workout: its notification, and the detail shows its chart", .timeLimit(.minutes(5)))  // R: D2, D6, W1
@@ -69,8 +70,8 @@ struct PhoneEndToEndTests {
         try await pair.waitFor(.phone, "the notification") { $0.name == "notification.posted" && $0["uuid"]?.stringValue == uuid }
         try await pair.waitFor(.phone, "the record") { $0.name == "record.saved" }
         let detail = try pair.must(.phone, "open-workout latest")
-        #expect(detail.contains("heart rate: average"))
-        #expect(detail.contains("┤"))
+        expect(detail.contains("heart rate: average"))
+        expect(detail.contains("┤"))
         // "Exactly one, however long after" is checked in virtual time (PhoneTimingSimulationTests).
     }
 
@@ -85,12 +86,12 @@ struct PhoneEndToEndTests {
         try await pair.waitFor(.phone, count: 3, "three records") { $0.name == "record.saved" }
         try await pair.waitFor(.phone, "the workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         let reply = try pair.must(.phone, "delete-workout latest")
-        #expect(reply.contains("deleted record") && reply.contains("2 other record(s) of the session stay")
+        expect(reply.contains("deleted record") && reply.contains("2 other record(s) of the session stay")
                 && reply.contains("deleted HealthKit workout \(uuid)"), "\(reply)")
         try await pair.waitFor(.watch, "the workout deleted on the watch") { $0.name == "hk.deleted" && $0["uuid"]?.stringValue == uuid }
         try await pair.waitFor(.watch, "the record deleted on the watch") { $0.name == "record.deleted" }
         let watch = try pair.status(.watch)
-        #expect(watch["stores"]?["workouts"] == 0 && watch["stores"]?["records"] == 2, "\(watch)")
+        expect(watch["stores"]?["workouts"] == 0 && watch["stores"]?["records"] == 2, "\(watch)")
     }
 
     @Test("records arriving before their HealthKit workout still show once", .timeLimit(.minutes(5)))  // R: D1
@@ -105,14 +106,14 @@ struct PhoneEndToEndTests {
         try pair.must(.watch, "out-of-range")
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
         try await pair.waitFor(.phone, "the record first") { $0.name == "record.saved" }
-        #expect(!pair.events(.phone).contains { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid })
+        expect(!pair.events(.phone).contains { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid })
         try pair.must(.phone, "pull-to-refresh train")
         let early = try await pair.waitFor(.phone, "train with the record alone") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["recordsOnly"] == 1 }
-        #expect(early.last?["workouts"] == 1)
+        expectEqual(early.last?["workouts"], 1)
         try pair.must(.watch, "in-range")
         try await pair.waitFor(.phone, "the workout later") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         try pair.must(.phone, "pull-to-refresh train")
         let late = try await pair.waitFor(.phone, "train with one linked workout") { $0.name == "tab.loaded" && $0["tab"]?.stringValue == "train" && $0["linked"] == 1 }
-        #expect(late.last?["workouts"] == 1)
+        expectEqual(late.last?["workouts"], 1)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
+import TestSupport
 
 /// Results where developers already look (R: I1, I2, I3): JUnit for CI, a Perfetto trace, the
 /// report and the comparison page — from the real `topology` binary.
@@ -26,7 +27,7 @@ struct ResultsEndToEndTests {
             return
         }
         let (status, output) = try await PairHarness.runProgram(xmllint, ["--noout", "--schema", schema, path])
-        #expect(status == 0, "\(path) does not validate: \(output)")
+        expectEqual(status, 0, "\(path) does not validate: \(output)")
     }
 
     static func xml(_ path: String) throws -> XMLDocument { try XMLDocument(contentsOf: URL(fileURLWithPath: path)) }
@@ -37,14 +38,14 @@ struct ResultsEndToEndTests {
         let dir = try Self.temporary("junit")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let passing = dir + "/passing.xml"
-        #expect(try await PairHarness.runTopology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--junit", passing]).status == 0)
+        try await expectEqual(PairHarness.runTopology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--junit", passing]).status, 0)
         try await Self.validateJUnit(passing)
         let good = try Self.xml(passing)
         let suites = try good.nodes(forXPath: "/testsuites/testsuite")
-        #expect(suites.count == 1)
-        #expect(try good.nodes(forXPath: "//testcase").count == 7, "one per expectation of morning-run-pocket")
-        #expect(try good.nodes(forXPath: "//failure").isEmpty)
-        #expect(try good.nodes(forXPath: "//property[@name='emulatedDuration']/@value").first?.stringValue == "2h")
+        expectEqual(suites.count, 1)
+        try expectEqual(good.nodes(forXPath: "//testcase").count, 7, "one per expectation of morning-run-pocket")
+        try expect(good.nodes(forXPath: "//failure").isEmpty)
+        try expectEqual(good.nodes(forXPath: "//property[@name='emulatedDuration']/@value").first?.stringValue, "2h")
 
         let file = dir + "/failing.yaml"
         try """
@@ -59,14 +60,14 @@ struct ResultsEndToEndTests {
               - { eventually: "phone hk.saved" }
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let failing = dir + "/failing.xml"
-        #expect(try await PairHarness.runTopology(["simulate", file, "--seed", "7", "--junit", failing]).status == 1)
+        try await expectEqual(PairHarness.runTopology(["simulate", file, "--seed", "7", "--junit", failing]).status, 1)
         try await Self.validateJUnit(failing)
         let bad = try Self.xml(failing)
-        #expect(try bad.nodes(forXPath: "/testsuites/@failures").first?.stringValue == "2", "a failed expectation and a failed command")
-        #expect(try bad.nodes(forXPath: "//testcase").count == 3)
+        try expectEqual(bad.nodes(forXPath: "/testsuites/@failures").first?.stringValue, "2", "a failed expectation and a failed command")
+        try expectEqual(bad.nodes(forXPath: "//testcase").count, 3)
         let failure = try #require(try bad.nodes(forXPath: "//testcase[failure]/failure").first?.stringValue)
-        #expect(failure.contains("✘ never phone hk.saved"))
-        #expect(failure.contains("reproduce with: topology simulate \(file) --seed 7"))
+        expect(failure.contains("✘ never phone hk.saved"))
+        expect(failure.contains("reproduce with: topology simulate \(file) --seed 7"))
     }
 
     @Test("run --junit and --trace on real processes; topology log --trace traces the pair's own logs", .timeLimit(.minutes(5)))  // R: I1, I2
@@ -78,14 +79,14 @@ struct ResultsEndToEndTests {
             "run", Self.scenarios + "/foreground-after-refresh.yaml", "--clock", "stepped", "--dir", dir + "/pair",
             "--junit", dir + "/run.xml", "--trace", dir + "/run.trace.json",
         ])
-        #expect(status == 0, "\(output)")
+        expectEqual(status, 0, "\(output)")
         try await Self.validateJUnit(dir + "/run.xml")
-        #expect(try Self.xml(dir + "/run.xml").nodes(forXPath: "//property[@name='mode']/@value").first?.stringValue == "run")
+        try expectEqual(Self.xml(dir + "/run.xml").nodes(forXPath: "//property[@name='mode']/@value").first?.stringValue, "run")
         try TraceRules.check(dir + "/run.trace.json")
         let logged = try await PairHarness.runTopology(["log", dir + "/pair/topology.yaml", "--trace", dir + "/log.trace.json"])
-        #expect(logged.status == 0, "\(logged.output)")
+        expectEqual(logged.status, 0, "\(logged.output)")
         let events = try TraceRules.check(dir + "/log.trace.json")
-        #expect(events.contains { $0["ph"] as? String == "B" && $0["name"] as? String == "foreground" })
+        expect(events.contains { $0["ph"] as? String == "B" && $0["name"] as? String == "foreground" })
     }
 
     @Test("the trace follows the format's rules and shows states, wakes, handlers, fetches, messages and counters",
@@ -94,16 +95,16 @@ struct ResultsEndToEndTests {
         let dir = try Self.temporary("trace")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/trace.json"
-        #expect(try await PairHarness.runTopology(["simulate", Self.scenarios + "/locked-wake-while-locked.yaml", "--trace", path]).status == 0)
+        try await expectEqual(PairHarness.runTopology(["simulate", Self.scenarios + "/locked-wake-while-locked.yaml", "--trace", path]).status, 0)
         let events = try TraceRules.check(path)
         func named(_ phase: String, _ name: String) -> Bool { events.contains { $0["ph"] as? String == phase && ($0["name"] as? String ?? "").hasPrefix(name) } }
-        for state in ["foreground", "background", "suspended", "locked"] { #expect(named("B", state), "no \(state) span") }
-        #expect(named("X", "wake workout") && named("X", "handler workout") && named("X", "fetch #") && named("X", "load "))
-        #expect(named("s", "healthkit #") && named("f", "healthkit #") && named("s", "cloudkit #"), "messages as flows")
-        #expect(named("C", "wakes") && named("C", "notifications"))
+        for state in ["foreground", "background", "suspended", "locked"] { expect(named("B", state), "no \(state) span") }
+        expect(named("X", "wake workout") && named("X", "handler workout") && named("X", "fetch #") && named("X", "load "))
+        expect(named("s", "healthkit #") && named("f", "healthkit #") && named("s", "cloudkit #"), "messages as flows")
+        expect(named("C", "wakes") && named("C", "notifications"))
         let processes = events.filter { $0["ph"] as? String == "M" && $0["name"] as? String == "process_name" }
             .compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
-        #expect(Set(processes) == ["watch", "phone"])
+        expectEqual(Set(processes), ["watch", "phone"])
     }
 
     @Test("report.html draws app-state bands, coloured ticks, causal links and delay histograms; compare puts two runs side by side",
@@ -116,26 +117,26 @@ struct ResultsEndToEndTests {
         }
         let dir = try Self.temporary("compare")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(try await PairHarness.runTopology(["simulate", Self.scenarios + "/locked-during-workout.yaml", "--report", dir + "/apple"]).status == 0)
-        #expect(try await PairHarness.runTopology(["simulate", Self.scenarios + "/locked-wake-while-locked.yaml", "--report", dir + "/seed004"]).status == 0)
+        try await expectEqual(PairHarness.runTopology(["simulate", Self.scenarios + "/locked-during-workout.yaml", "--report", dir + "/apple"]).status, 0)
+        try await expectEqual(PairHarness.runTopology(["simulate", Self.scenarios + "/locked-wake-while-locked.yaml", "--report", dir + "/seed004"]).status, 0)
         let compared = try await PairHarness.runTopology(["compare", dir + "/apple", dir + "/seed004", "--output", dir + "/compare.html"])
-        #expect(compared.status == 0, "\(compared.output)")
+        expectEqual(compared.status, 0, "\(compared.output)")
         func dom(_ page: String) async throws -> String {
             try await PairHarness.runProgram(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir)/profile", "--dump-dom", "file://\(page)"]).output
         }
         let report = try await dom(dir + "/apple/report.html")
-        for state in ["foreground", "suspended", "locked"] { #expect(report.contains("data-band=\"\(state)\""), "no \(state) band") }
-        for kind in ["workout", "sync", "store", "lifecycle", "user"] { #expect(report.contains("data-kind=\"\(kind)\""), "no \(kind) ticks") }
-        #expect(report.contains("class=\"causal\" data-link=\""), "no causal link")
-        #expect(report.contains("data-histogram=\"healthkit\"") && report.contains("data-histogram=\"cloudkit\""))
-        #expect(report.contains("<th>wakes</th>"))
+        for state in ["foreground", "suspended", "locked"] { expect(report.contains("data-band=\"\(state)\""), "no \(state) band") }
+        for kind in ["workout", "sync", "store", "lifecycle", "user"] { expect(report.contains("data-kind=\"\(kind)\""), "no \(kind) ticks") }
+        expect(report.contains("class=\"causal\" data-link=\""), "no causal link")
+        expect(report.contains("data-histogram=\"healthkit\"") && report.contains("data-histogram=\"cloudkit\""))
+        expect(report.contains("<th>wakes</th>"))
         let page = try await dom(dir + "/compare.html")
-        #expect(page.components(separatedBy: "class=\"compare-timeline\"").count == 3, "two timelines")
-        #expect(page.contains("data-counter=\"wakes\"") && page.contains("data-counter=\"notifications\""))
-        #expect(page.contains("Compare: apple vs seed004"))
+        expectEqual(page.components(separatedBy: "class=\"compare-timeline\"").count, 3, "two timelines")
+        expect(page.contains("data-counter=\"wakes\"") && page.contains("data-counter=\"notifications\""))
+        expect(page.contains("Compare: apple vs seed004"))
         // The comparison reads its inputs back: a directory that is not a report is refused clearly.
         let refused = try await PairHarness.runTopology(["compare", dir + "/apple", dir + "/nothing"])
-        #expect(refused.status != 0 && refused.output.contains("summary.json: not found"), "\(refused.output)")
+        expect(refused.status != 0 && refused.output.contains("summary.json: not found"), "\(refused.output)")
     }
 }
 
@@ -149,31 +150,31 @@ enum TraceRules {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let events = try #require(root["traceEvents"] as? [[String: Any]])
-        #expect(events.count > 10)
+        expect(events.count > 10)
         var open: [String: [String]] = [:], last: [String: Double] = [:], flows: [Int: Int] = [:]
         var slices: [String: [Double]] = [:] // per track, the ends of the X slices enclosing the current time
         for (index, event) in events.enumerated() {
             let phase = event["ph"] as? String ?? ""
-            #expect(event["name"] is String && event["pid"] is Int, "event \(index) lacks name or pid")
+            expect(event["name"] is String && event["pid"] is Int, "event \(index) lacks name or pid")
             if phase == "M" { continue }
             guard let ts = event["ts"] as? Double ?? (event["ts"] as? Int).map(Double.init), let tid = event["tid"] as? Int else {
                 Issue.record("event \(index) lacks ts or tid: \(event)")
                 continue
             }
             let track = "\(event["pid"]!)/\(tid)"
-            #expect(ts >= last[track, default: -1], "event \(index) goes back in time on track \(track)")
+            expect(ts >= last[track, default: -1], "event \(index) goes back in time on track \(track)")
             last[track] = ts
             let name = event["name"] as! String
             switch phase {
             case "B": open[track, default: []].append(name)
             case "E":
-                #expect(open[track]?.popLast() == name, "E \(name) at \(ts) does not close the open B on \(track)")
+                expectEqual(open[track]?.popLast(), name, "E \(name) at \(ts) does not close the open B on \(track)")
             case "X":
                 let duration = Double(event["dur"] as? Int ?? -1)
-                #expect(duration >= 0, "X \(name) has no duration")
+                expect(duration >= 0, "X \(name) has no duration")
                 var enclosing = slices[track, default: []]
                 while let end = enclosing.last, end <= ts { enclosing.removeLast() }
-                #expect(enclosing.last.map { ts + duration <= $0 } ?? true, "X \(name) at \(ts) overlaps its enclosing slice on \(track)")
+                expect(enclosing.last.map { ts + duration <= $0 } ?? true, "X \(name) at \(ts) overlaps its enclosing slice on \(track)")
                 enclosing.append(ts + duration)
                 slices[track] = enclosing
             case "s": flows[event["id"] as? Int ?? -1, default: 0] += 1
@@ -183,8 +184,8 @@ enum TraceRules {
             }
         }
         let unclosed = open.filter { !$0.value.isEmpty }, unpaired = flows.filter { $0.value != 0 }
-        #expect(unclosed.isEmpty, "unclosed spans: \(unclosed)")
-        #expect(unpaired.isEmpty, "unpaired flows: \(unpaired)")
+        expect(unclosed.isEmpty, "unclosed spans: \(unclosed)")
+        expect(unpaired.isEmpty, "unpaired flows: \(unpaired)")
         return events
     }
 }
@@ -197,18 +198,18 @@ struct AppsEndToEndTests {
     @Test("topology apps lists the build's apps; run --app delta-sync plays a scenario with it on real nodes", .timeLimit(.minutes(5)))  // R: A4
     func deltaSyncOnRealProcesses() async throws {
         let listed = try await PairHarness.runTopology(["apps"])
-        #expect(listed.status == 0 && listed.output.contains("reference (this topology's)") && listed.output.contains("delta-sync"), "\(listed.output)")
+        expect(listed.status == 0 && listed.output.contains("reference (this topology's)") && listed.output.contains("delta-sync"), "\(listed.output)")
         let dir = try ResultsEndToEndTests.temporary("delta-run")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await PairHarness.runTopology(["run", ResultsEndToEndTests.scenarios + "/morning-run-pocket.yaml", "--app", "delta-sync",
                                          "--clock", "stepped", "--dir", dir + "/pair", "--report", dir + "/report"])
         let events = try String(contentsOfFile: dir + "/report/events.jsonl", encoding: .utf8)
-        #expect(events.contains(#""appName":"delta-sync""#))
-        #expect(events.contains(#""event":"delta.fetched","by":"app""#))
-        #expect(events.contains(#""event":"notification.posted""#) && events.contains("Workout completed"))
-        #expect(!events.contains(#""event":"snapshot.fetch""#), "the reference app is not running")
+        expect(events.contains(#""appName":"delta-sync""#))
+        expect(events.contains(#""event":"delta.fetched","by":"app""#))
+        expect(events.contains(#""event":"notification.posted""#) && events.contains("Workout completed"))
+        expect(!events.contains(#""event":"snapshot.fetch""#), "the reference app is not running")
         let unknown = try await PairHarness.runTopology(["run", ResultsEndToEndTests.scenarios + "/morning-run-pocket.yaml", "--app", "nope",
                                                    "--dir", dir + "/pair2"])
-        #expect(unknown.status != 0)
+        expect(unknown.status != 0)
     }
 }

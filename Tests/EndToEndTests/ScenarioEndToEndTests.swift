@@ -5,6 +5,7 @@ import Foundation
 import PairSimCore
 import PairSimRuntime
 import Testing
+import TestSupport
 
 @Suite("End to end: scenarios, simulation and reports")
 struct ScenarioEndToEndTests {
@@ -33,16 +34,16 @@ struct ScenarioEndToEndTests {
         let a = Self.temporary("sim-a"), b = Self.temporary("sim-b")
         defer { for dir in [a, b] { try? FileManager.default.removeItem(atPath: dir) } }
         let file = Self.scenarios + "/\(scenario).yaml"
-        #expect(try await Self.topology(["simulate", file, "--seed", "99", "--app", app, "--report", a]).status == 0)
-        #expect(try await Self.topology(["simulate", file, "--seed", "99", "--app", app, "--report", b]).status == 0)
+        try await expectEqual(Self.topology(["simulate", file, "--seed", "99", "--app", app, "--report", a]).status, 0)
+        try await expectEqual(Self.topology(["simulate", file, "--seed", "99", "--app", app, "--report", b]).status, 0)
         let first = try Data(contentsOf: URL(fileURLWithPath: a + "/events.jsonl"))
-        #expect(first.count > 1_000)
-        #expect(first == (try Data(contentsOf: URL(fileURLWithPath: b + "/events.jsonl"))))
-        for name in ["summary.json", "report.html"] { #expect(FileManager.default.fileExists(atPath: a + "/" + name)) }
+        expect(first.count > 1_000)
+        expectEqual(first, (try Data(contentsOf: URL(fileURLWithPath: b + "/events.jsonl"))))
+        for name in ["summary.json", "report.html"] { expect(FileManager.default.fileExists(atPath: a + "/" + name)) }
         if app == "delta-sync" {
             let log = String(decoding: first, as: UTF8.self)
-            #expect(log.contains(#""event":"delta.fetched","by":"app""#), "the Task { } ran")
-            #expect(log.contains(#""event":"notification.posted""#))
+            expect(log.contains(#""event":"delta.fetched","by":"app""#), "the Task { } ran")
+            expect(log.contains(#""event":"notification.posted""#))
         }
     }
 
@@ -65,11 +66,11 @@ struct ScenarioEndToEndTests {
               - { eventually: "watch workout.finished duration=30m samples=361" }
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let run = try await Self.topology(["run", file, "--time-scale", "600", "--dir", dir + "/run"])
-        #expect(run.status == 0, "\(run.output)")
+        expectEqual(run.status, 0, "\(run.output)")
         let started = EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "workout.started" }
-        #expect(started?.at == .zero + .minutes(1), "the first command at 1m, not when the launcher's clock got there: \(String(describing: started?.at))")
-        #expect(EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "sample.written" }?.at == .zero, "at 0 runs at 0")
-        #expect(EventLog.read(path: dir + "/run/phone/events.jsonl").first { $0.name == "app.state" && $0["to"] == "background" }?.at == .zero,
+        expectEqual(started?.at, .zero + .minutes(1), "the first command at 1m, not when the launcher's clock got there: \(String(describing: started?.at))")
+        expectEqual(EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "sample.written" }?.at, .zero, "at 0 runs at 0")
+        expectEqual(EventLog.read(path: dir + "/run/phone/events.jsonl").first { $0.name == "app.state" && $0["to"] == "background" }?.at, .zero,
                 "on the other node at the same instant")
     }
 
@@ -92,17 +93,17 @@ struct ScenarioEndToEndTests {
                   - \(invariant)
                 """.write(toFile: file, atomically: true, encoding: .utf8)
             let run = try await Self.topology(["run", file, "--nemesis", "--clock", "stepped", "--dir", dir + "/\(name).run"])
-            #expect((run.status == 0) == passes, "\(run.output)")
-            #expect(run.output.contains("nemesis: 6 node kill(s)"), "\(run.output)")
-            #expect(run.output.contains("✔ invariant: every node is up at the end — 6 kill(s), all restarted"), "\(run.output)")
-            #expect(run.output.contains("✔ invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(run.output)")
+            expectEqual((run.status == 0), passes, "\(run.output)")
+            expect(run.output.contains("nemesis: 6 node kill(s)"), "\(run.output)")
+            expect(run.output.contains("✔ invariant: every node is up at the end — 6 kill(s), all restarted"), "\(run.output)")
+            expect(run.output.contains("✔ invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(run.output)")
             if !passes {
-                #expect(run.output.contains("✘ invariant: never watch workout.finished") && run.output.contains("--nemesis"), "\(run.output)")
+                expect(run.output.contains("✘ invariant: never watch workout.finished") && run.output.contains("--nemesis"), "\(run.output)")
             }
             // The nodes were killed for real: each restart logged restored=true.
             let restarts = EventLog.read(path: dir + "/\(name).run/watch/events.jsonl").filter { $0.name == "node.started" && $0["restored"] == .bool(true) }
                 + EventLog.read(path: dir + "/\(name).run/phone/events.jsonl").filter { $0.name == "node.started" && $0["restored"] == .bool(true) }
-            #expect(restarts.count == 6, "\(restarts.count) restarts")
+            expectEqual(restarts.count, 6, "\(restarts.count) restarts")
         }
     }
 
@@ -123,9 +124,9 @@ struct ScenarioEndToEndTests {
               - { eventually: "phone bgdelivery.stopped" }
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let (status, output) = try await Self.topology(["simulate", file, "--seed", "1234"])
-        #expect(status == 1)
-        #expect(output.contains("FAILED: 2 problem(s)"))
-        #expect(output.contains("reproduce with: topology simulate \(file) --seed 1234"))
+        expectEqual(status, 1)
+        expect(output.contains("FAILED: 2 problem(s)"))
+        expect(output.contains("reproduce with: topology simulate \(file) --seed 1234"))
     }
 
     /// Library scenarios played on real processes too, in stepped time: the launcher moves the
@@ -177,17 +178,17 @@ struct ScenarioEndToEndTests {
         defer { for dir in [simulatedDir, ranDir] { try? FileManager.default.removeItem(atPath: dir) } }
         let simulated = try await PairHarness.runTopology(["simulate", file, "--report", simulatedDir])
         let ran = try await PairHarness.runTopology(["run", file, "--clock", "stepped", "--dir", ranDir + "/nodes", "--report", ranDir])
-        #expect(simulated.status == 0, "\(simulated.output)")
-        #expect(ran.status == 0, "\(ran.output)")
-        #expect(!Self.verdicts(ran.output).isEmpty)
-        #expect(Self.verdicts(ran.output) == Self.verdicts(simulated.output), "run:\n\(ran.output)\nsimulate:\n\(simulated.output)")
+        expectEqual(simulated.status, 0, "\(simulated.output)")
+        expectEqual(ran.status, 0, "\(ran.output)")
+        expect(!Self.verdicts(ran.output).isEmpty)
+        expectEqual(Self.verdicts(ran.output), Self.verdicts(simulated.output), "run:\n\(ran.output)\nsimulate:\n\(simulated.output)")
         // Kills end a process mid-way: a real node takes the frames waiting for it in one turn,
         // where the simulator makes each its own turn (docs/SCENARIOS.md#stepped-time). Elsewhere
         // the two drivers log the same events at the same instants.
         if !scenario.contains("killed") {
             let simulatedEvents = try Self.comparable(simulatedDir + "/events.jsonl"), ranEvents = try Self.comparable(ranDir + "/events.jsonl")
             let onlySimulated = Self.difference(simulatedEvents, ranEvents), onlyRan = Self.difference(ranEvents, simulatedEvents)
-            #expect(onlySimulated.isEmpty && onlyRan.isEmpty,
+            expect(onlySimulated.isEmpty && onlyRan.isEmpty,
                     "only in simulate:\n\(onlySimulated.prefix(10).joined(separator: "\n"))\nonly in run:\n\(onlyRan.prefix(10).joined(separator: "\n"))")
         }
     }
@@ -212,18 +213,18 @@ struct ScenarioEndToEndTests {
         }
         let dir = Self.temporary("report")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(try await Self.topology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--report", dir]).status == 0)
+        try await expectEqual(Self.topology(["simulate", Self.scenarios + "/morning-run-pocket.yaml", "--report", dir]).status, 0)
         let (_, dom) = try await PairHarness.runProgram(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir)/profile",
                                                              "--dump-dom", "file://\(dir)/report.html"])
         // The lanes and the chart exist only once the page's script has run: the DOM proves it rendered.
         for lane in ["watch", "healthkit", "cloudkit", "phone"] {
-            #expect(dom.contains("data-lane=\"\(lane)\""), "lane \(lane) missing")
+            expect(dom.contains("data-lane=\"\(lane)\""), "lane \(lane) missing")
         }
-        #expect(dom.components(separatedBy: "<rect").count > 10, "no event ticks drawn")
-        #expect(dom.contains("<polyline") && dom.contains("class=\"hr\""), "no heart-rate chart drawn")
-        #expect(dom.contains("Scenario morning-run-pocket — passed"))
+        expect(dom.components(separatedBy: "<rect").count > 10, "no event ticks drawn")
+        expect(dom.contains("<polyline") && dom.contains("class=\"hr\""), "no heart-rate chart drawn")
+        expect(dom.contains("Scenario morning-run-pocket — passed"))
         let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
-        #expect(!html.contains("src=") && !html.contains("<link") && !html.contains("url("), "the page must be self-contained")
+        expect(!html.contains("src=") && !html.contains("<link") && !html.contains("url("), "the page must be self-contained")
     }
 }
 
@@ -237,13 +238,13 @@ struct SwarmEndToEndTests {
         let file = try Self.oneKill(in: dir)
         let junit = dir + "/swarm.xml"
         let (status, output) = try await PairHarness.runTopology(["swarm", file, "--seeds", "12", "--from", "40", "--jobs", "3", "--junit", junit])
-        #expect(status == 0, "\(output)")
-        #expect(output.contains("swarm one-kill --nemesis: 12 seed(s) from 40 in"), "\(output)")
-        #expect(output.contains("3 worker(s)): 0 failed"), "\(output)")
+        expectEqual(status, 0, "\(output)")
+        expect(output.contains("swarm one-kill --nemesis: 12 seed(s) from 40 in"), "\(output)")
+        expect(output.contains("3 worker(s)): 0 failed"), "\(output)")
         try await ResultsEndToEndTests.validateJUnit(junit)
-        #expect(try String(contentsOfFile: junit, encoding: .utf8).components(separatedBy: "<testsuite ").count == 13)
+        try expectEqual(String(contentsOfFile: junit, encoding: .utf8).components(separatedBy: "<testsuite ").count, 13)
         let one = try await PairHarness.runTopology(["simulate", file, "--seed", "41"])
-        #expect(one.status == 0 && one.output.contains("nemesis: 1 node kill(s)"), "\(one.output)")
+        expect(one.status == 0 && one.output.contains("nemesis: 1 node kill(s)"), "\(one.output)")
 
         // Without the nemesis the scenario's expectations decide: this one fails for every seed.
         let failing = dir + "/failing.yaml"
@@ -257,11 +258,11 @@ struct SwarmEndToEndTests {
               - { never: "phone hk.saved" }
             """.write(toFile: failing, atomically: true, encoding: .utf8)
         let bad = try await PairHarness.runTopology(["swarm", failing, "--seeds", "4", "--from", "7"])
-        #expect(bad.status == 1)
-        for seed in 7...10 { #expect(bad.output.contains("reproduce with: topology simulate \(failing) --seed \(seed)\n"), "\(bad.output)") }
-        #expect(bad.output.contains("4 failed"))
+        expectEqual(bad.status, 1)
+        for seed in 7...10 { expect(bad.output.contains("reproduce with: topology simulate \(failing) --seed \(seed)\n"), "\(bad.output)") }
+        expect(bad.output.contains("4 failed"))
         let replay = try await PairHarness.runTopology(["simulate", failing, "--seed", "9"])
-        #expect(replay.status == 1 && replay.output.contains("✘ never phone hk.saved"), "\(replay.output)")
+        expect(replay.status == 1 && replay.output.contains("✘ never phone hk.saved"), "\(replay.output)")
     }
 
     /// A JUnit file without what differs between two runs of the same seeds: wall times and the timestamp.
@@ -288,33 +289,33 @@ struct SwarmEndToEndTests {
               - { after: "watch sample.written", within: 2500ms, then: "phone hk.saved" }
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let whole = try await PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--junit", dir + "/whole.xml"])
-        #expect(whole.status == 1, "\(whole.output)")
+        expectEqual(whole.status, 1, "\(whole.output)")
         async let one = PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--shard", "1/3", "--results", dir + "/results"])
         async let two = PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--shard", "2/3", "--results", dir + "/results"])
         async let three = PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "3", "--shard", "3/3", "--results", dir + "/results"])
         let shards = try await [one, two, three]
         for (index, shard) in shards.enumerated() {
-            #expect(shard.output.contains("swarm mixed: 5 seed(s) from 3, shard \(index + 1)/3 in"), "\(shard.output)")
+            expect(shard.output.contains("swarm mixed: 5 seed(s) from 3, shard \(index + 1)/3 in"), "\(shard.output)")
         }
         let merged = try await PairHarness.runTopology(["swarm", "merge", dir + "/results", "--junit", dir + "/merged.xml"])
-        #expect(merged.status == 1, "\(merged.output)")
+        expectEqual(merged.status, 1, "\(merged.output)")
         // Every failing seed, what failed and its reproduce line: the same lines, in the same order.
         let failures = { (output: String) in output.split(separator: "\n").filter { !$0.hasPrefix("swarm ") } }
-        #expect(!failures(whole.output).isEmpty)
-        #expect(failures(merged.output) == failures(whole.output), "merged:\n\(merged.output)\nwhole:\n\(whole.output)")
+        expect(!failures(whole.output).isEmpty)
+        expectEqual(failures(merged.output), failures(whole.output), "merged:\n\(merged.output)\nwhole:\n\(whole.output)")
         let failed = try #require(whole.output.split(separator: "\n").last { $0.hasPrefix("swarm ") }?.split(separator: ":").last)
-        #expect(merged.output.contains("swarm mixed: 15 seed(s) from 3, merged from 3 shard(s):\(failed)"), "\(merged.output)")
+        expect(merged.output.contains("swarm mixed: 15 seed(s) from 3, merged from 3 shard(s):\(failed)"), "\(merged.output)")
         try await ResultsEndToEndTests.validateJUnit(dir + "/merged.xml")
-        #expect(try Self.timeless(dir + "/merged.xml") == Self.timeless(dir + "/whole.xml"))
+        try expectEqual(Self.timeless(dir + "/merged.xml"), Self.timeless(dir + "/whole.xml"))
 
         // A shard missing: the merge says which, counts its seeds as not run and fails.
         try FileManager.default.removeItem(atPath: dir + "/results/shard-2-of-3.jsonl")
         let partial = try await PairHarness.runTopology(["swarm", "merge", dir + "/results"])
-        #expect(partial.status == 1 && partial.output.contains("shard 2/3: no results") && partial.output.contains(", 5 not run"), "\(partial.output)")
+        expect(partial.status == 1 && partial.output.contains("shard 2/3: no results") && partial.output.contains(", 5 not run"), "\(partial.output)")
         // Another swarm's shard is refused, naming both.
         _ = try await PairHarness.runTopology(["swarm", file, "--seeds", "15", "--from", "4", "--shard", "2/3", "--results", dir + "/results"])
         let mixed = try await PairHarness.runTopology(["swarm", "merge", dir + "/results"])
-        #expect(mixed.status != 0 && mixed.output.contains("another swarm's results"), "\(mixed.output)")
+        expect(mixed.status != 0 && mixed.output.contains("another swarm's results"), "\(mixed.output)")
     }
 
     /// The container file, the Indexed Job and the CI-matrix example (docs/SWARM.md): the
@@ -324,10 +325,10 @@ struct SwarmEndToEndTests {
     func deployFilesValidate() async throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let job = try String(contentsOfFile: root + "/deploy/kubernetes/swarm-job.yaml", encoding: .utf8)
-        #expect(job.contains("completionMode: Indexed") && job.contains(#"--shard "$((JOB_COMPLETION_INDEX + 1))/$SHARDS""#))
-        #expect(job.contains("completions: 100") && job.contains(#"value: "100""#), "SHARDS matches completions")
+        expect(job.contains("completionMode: Indexed") && job.contains(#"--shard "$((JOB_COMPLETION_INDEX + 1))/$SHARDS""#))
+        expect(job.contains("completions: 100") && job.contains(#"value: "100""#), "SHARDS matches completions")
         let dockerfile = try String(contentsOfFile: root + "/deploy/Dockerfile", encoding: .utf8)
-        #expect(dockerfile.contains("FROM swift:") && dockerfile.contains("--product topology"))
+        expect(dockerfile.contains("FROM swift:") && dockerfile.contains("--product topology"))
         let validators = ["kubernetes-validate", "check-jsonschema"]
         for tool in validators {
             guard (try? await PairHarness.runProgram("/usr/bin/env", [tool, "--version"]))?.status == 0 else {
@@ -337,9 +338,9 @@ struct SwarmEndToEndTests {
         }
         let kubernetes = try await PairHarness.runProgram("/usr/bin/env", ["kubernetes-validate", "-k", "1.31.0", "--strict",
                                                                       root + "/deploy/kubernetes/swarm-job.yaml", root + "/deploy/kubernetes/swarm-merge-job.yaml"])
-        #expect(kubernetes.status == 0, "\(kubernetes.output)")
+        expectEqual(kubernetes.status, 0, "\(kubernetes.output)")
         let workflow = try await PairHarness.runProgram("/usr/bin/env", ["check-jsonschema", "--builtin-schema", "vendor.github-workflows",
                                                                     root + "/deploy/github-actions/swarm.yml"])
-        #expect(workflow.status == 0, "\(workflow.output)")
+        expectEqual(workflow.status, 0, "\(workflow.output)")
     }
 }

@@ -6,6 +6,7 @@ import PairSimCore
 import PairSimRuntime
 import Synchronization
 import Testing
+import TestSupport
 
 // The suite "End to end: topology swarm" (ScenarioEndToEndTests.swift): its worker processes.
 extension SwarmEndToEndTests {
@@ -35,21 +36,21 @@ extension SwarmEndToEndTests {
             ChildProcess.stopAll([swarm], signal: nil)
             return (swarm.terminationStatus, lines.withLock { $0.joined(separator: "\n") })
         }
-        #expect(status == 1, "\(output)")
+        expectEqual(status, 1, "\(output)")
         let lines = try String(contentsOfFile: results + "/shard-1-of-1.jsonl", encoding: .utf8).split(separator: "\n").dropFirst()
         let ran: Set<Int64> = Set(lines.compactMap { line -> Int64? in (try? JSONParser().parse(String(line)))?["seed"]?.exactIntValue })
         let all: Set<Int64> = Set((1...30).map { Int64($0) })
         if let match = output.firstMatch(of: #/swarm worker [01] was killed by signal 9 while it ran seed (\d+)/#) {
             // Every seed but the one it held ran, on the other worker.
             let held: Int64 = Int64(match.1) ?? 0
-            #expect(ran == all.subtracting([held]), "\(output)")
-            #expect(output.contains("swarm one-kill --nemesis: 29 seed(s) from 1 in"), "\(output)")
-            #expect(output.contains("2 worker(s)): 0 failed, 1 not run"), "\(output)")
+            expectEqual(ran, all.subtracting([held]), "\(output)")
+            expect(output.contains("swarm one-kill --nemesis: 29 seed(s) from 1 in"), "\(output)")
+            expect(output.contains("2 worker(s)): 0 failed, 1 not run"), "\(output)")
         } else {
             // It died before it was given a seed (a busy machine can let it): the other ran them all.
-            #expect(output.range(of: #"swarm worker [01] was killed by signal 9\n"#, options: .regularExpression) != nil, "\(output)")
-            #expect(ran == all, "\(output)")
-            #expect(output.contains("2 worker(s)): 0 failed"), "\(output)")
+            expect(output.range(of: #"swarm worker [01] was killed by signal 9\n"#, options: .regularExpression) != nil, "\(output)")
+            expectEqual(ran, all, "\(output)")
+            expect(output.contains("2 worker(s)): 0 failed"), "\(output)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimConfig
 
 @Suite("Topology files")
@@ -24,7 +25,7 @@ struct TopologyLoaderTests {
     @Test("every shipped topology file loads")  // R: P1
     func shippedFiles() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.topologiesDirectory).filter { $0.hasSuffix(".yaml") }
-        #expect(files.contains("default.yaml") && files.contains("instant.yaml"))
+        expect(files.contains("default.yaml") && files.contains("instant.yaml"))
         for file in files {
             _ = try TopologyLoader.load(path: Self.topologiesDirectory + "/" + file)
         }
@@ -33,9 +34,9 @@ struct TopologyLoaderTests {
     @Test("default.yaml has the documented latencies and time scale")  // R: P1, S3
     func defaultTopology() throws {
         let topology = try TopologyLoader.load(path: Self.topologiesDirectory + "/default.yaml")
-        #expect(topology.timeScale == 60)
-        #expect(topology.channel(.healthkit).latency == .uniform(min: .seconds(1), max: .seconds(4)))
-        #expect(topology.channel(.cloudkit).latency.typical == .seconds(15))
+        expectEqual(topology.timeScale, 60)
+        expectEqual(topology.channel(.healthkit).latency, .uniform(min: .seconds(1), max: .seconds(4)))
+        expectEqual(topology.channel(.cloudkit).latency.typical, .seconds(15))
     }
 
     @Test("reads every latency form")  // R: S3
@@ -51,15 +52,15 @@ struct TopologyLoaderTests {
         ]
         for (text, model) in forms {
             let topology = try Self.parse("name: t\n\(Self.nodes)\nchannels:\n  cloudkit: { latency: \(text) }\n")
-            #expect(topology.channel(.cloudkit).latency == model)
+            expectEqual(topology.channel(.cloudkit).latency, model)
         }
     }
 
     @Test("partition windows apply to their channels")  // R: S3
     func partitions() throws {
         let topology = try Self.parse("name: t\n\(Self.nodes)\npartitions:\n  - { from: 30m, to: 1h30m, channels: [healthkit] }\n")
-        #expect(topology.channel(.healthkit).partitions.count == 1)
-        #expect(topology.channel(.cloudkit).partitions.isEmpty)
+        expectEqual(topology.channel(.healthkit).partitions.count, 1)
+        expect(topology.channel(.cloudkit).partitions.isEmpty)
     }
 
     // R: P1
@@ -84,9 +85,9 @@ struct TopologyLoaderTests {
             _ = try Self.parse(yaml)
             Issue.record("accepted a bad file")
         } catch {
-            #expect(error.path == path)
-            #expect(error.reason.contains(reason), "reason was: \(error.reason)")
-            #expect(error.description.hasPrefix("test.yaml:"))
+            expectEqual(error.path, path)
+            expect(error.reason.contains(reason), "reason was: \(error.reason)")
+            expect(error.description.hasPrefix("test.yaml:"))
         }
     }
 
@@ -96,8 +97,8 @@ struct TopologyLoaderTests {
             _ = try Self.parse("name: t\n\(Self.nodes)\n\nchannels:\n  healthkit: { latency: 15x }\n")
             Issue.record("accepted a bad file")
         } catch {
-            #expect(error.line == 7)
-            #expect(error.description.hasPrefix("test.yaml:7: channels.healthkit.latency:"))
+            expectEqual(error.line, 7)
+            expect(error.description.hasPrefix("test.yaml:7: channels.healthkit.latency:"))
         }
     }
 
@@ -125,14 +126,14 @@ struct BuiltInTopologyTests {
     func named(name: String) throws {
         let scenario = try Self.scenario(name)
         let file = try TopologyLoader.load(path: TopologyLoaderTests.topologiesDirectory + "/\(name).yaml")
-        #expect(scenario.topology.name == file.name && scenario.topology.seed == file.seed && scenario.topology.channels == file.channels)
-        #expect(scenario.topology.watch.app == "workout-watch")
+        expect(scenario.topology.name == file.name && scenario.topology.seed == file.seed && scenario.topology.channels == file.channels)
+        expectEqual(scenario.topology.watch.app, "workout-watch")
     }
 
     @Test("a name PairSim does not have is refused with the ones it has")  // R: A11
     func unknown() {
         let error = #expect(throws: ConfigError.self) { try Self.scenario("defualt") }
-        #expect(error?.description.contains("defualt is not one of PairSim's topologies (default, instant, flaky-cloudkit, offline-watch)") == true,
+        expectEqual(error?.description.contains("defualt is not one of PairSim's topologies (default, instant, flaky-cloudkit, offline-watch)"), true,
                 "\(error?.description ?? "")")
     }
 }
@@ -141,10 +142,9 @@ struct BuiltInTopologyTests {
 struct MatcherWarningTests {
     @Test("a matcher naming a field an event line keeps for itself is warned about, with what to write instead")  // R: A11
     func reservedFields() throws {
-        #expect(try EventMatcher(parsing: "phone myapp.reading by=me").warnings
-                == ["\"phone myapp.reading by=me\" matches field by, which an event line keeps for itself: an app's field named by is logged as _by: match `_by=…`"])
-        #expect(try EventMatcher(parsing: "hk.saved node=phone").warnings.first?.contains("put the node first (`phone hk.saved …`)") == true)
-        #expect(try EventMatcher(parsing: "phone myapp.reading _by=me hrv=41").warnings.isEmpty)
+        try expectEqual(EventMatcher(parsing: "phone myapp.reading by=me").warnings, ["\"phone myapp.reading by=me\" matches field by, which an event line keeps for itself: an app's field named by is logged as _by: match `_by=…`"])
+        try expectEqual(EventMatcher(parsing: "hk.saved node=phone").warnings.first?.contains("put the node first (`phone hk.saved …`)"), true)
+        try expect(EventMatcher(parsing: "phone myapp.reading _by=me hrv=41").warnings.isEmpty)
     }
 }
 
@@ -159,12 +159,12 @@ struct AppSettingsConfigTests {
             watch:
               app: { name: my-watch-app, settings: { interval: 5 } }
             """)
-        #expect(topology.phone.app.settings == ["threshold": .double(0.8), "retries": 3, "verbose": true, "mode": "fast", "code": "007"])
-        #expect(topology.watch.app == "my-watch-app" && topology.watch.appSettings == ["interval": 5])
+        expectEqual(topology.phone.app.settings, ["threshold": .double(0.8), "retries": 3, "verbose": true, "mode": "fast", "code": "007"])
+        expect(topology.watch.app == "my-watch-app" && topology.watch.appSettings == ["interval": 5])
         let error = #expect(throws: ConfigError.self) {
             try TopologyLoaderTests.parse("name: t\n" + TopologyLoaderTests.nodes + "\nphone:\n  app: { name: a, settings: { nested: { x: 1 } } }\n")
         }
-        #expect(error?.description.contains("phone.app.settings.nested") == true && error?.description.contains("a setting is a number, true/false or text") == true,
+        expect(error?.description.contains("phone.app.settings.nested") == true && error?.description.contains("a setting is a number, true/false or text") == true,
                 "\(error?.description ?? "")")
     }
 }

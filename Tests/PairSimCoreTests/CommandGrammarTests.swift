@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 @Suite("Command grammar")
@@ -11,20 +12,20 @@ struct CommandGrammarTests {
     @Test("splits words, quotes and options")  // R: P3
     func tokenizes() throws {
         let line = try ParsedCommand(parsing: #"start-workout strength "Bench Press" squat --no-builder --at=5m"#)
-        #expect(line.verb == "start-workout")
-        #expect(line.arguments == ["strength", "Bench Press", "squat"])
-        #expect(line.options == ["no-builder": "true", "at": "5m"])
+        expectEqual(line.verb, "start-workout")
+        expectEqual(line.arguments, ["strength", "Bench Press", "squat"])
+        expectEqual(line.options, ["no-builder": "true", "at": "5m"])
     }
 
     @Test("a quoted word parses back to itself: JSON payloads, names with spaces or apostrophes")  // R: P3, X1
     func quoteRoundTrip() throws {
         for word in [#"{"event":"hello","n":[1,2]}"#, "Bench Press", "it's", "", "plain", #"{"a":"b c"}"#, #"{"note":"it's"}"#] {
             let line = try ParsedCommand(parsing: "wc-send " + ParsedCommand.quote(word))
-            #expect(line.arguments == [word], "\(word) → \(ParsedCommand.quote(word))")
+            expectEqual(line.arguments, [word], "\(word) → \(ParsedCommand.quote(word))")
         }
         for text in [#"wc-send '{"a":1}' --no-reply"#, #"wc-file run.gpx --metadata '{"k":"v w"}' --size 10"#] {
             let parsed = try ParsedCommand(parsing: text)
-            #expect(try ParsedCommand(parsing: parsed.text) == parsed, "\(text) → \(parsed.text)")
+            try expectEqual(ParsedCommand(parsing: parsed.text), parsed, "\(text) → \(parsed.text)")
         }
     }
 
@@ -37,8 +38,8 @@ struct CommandGrammarTests {
     func suggests() {
         var watch = WatchModel(topology: Self.topology, boot: "b")
         let result = watch.handle(commandText: "generate-workout 3", now: .zero)
-        #expect(!result.ok)
-        #expect(result.reply.contains("did you mean \"generate-workouts\""))
+        expect(!result.ok)
+        expect(result.reply.contains("did you mean \"generate-workouts\""))
     }
 
     // R: P3
@@ -56,16 +57,16 @@ struct CommandGrammarTests {
     func badArguments(text: String, expected: String) {
         var watch = WatchModel(topology: Self.topology, boot: "b")
         let result = watch.handle(commandText: text, now: .zero)
-        #expect(!result.ok)
-        #expect(result.reply.contains(expected), "reply was: \(result.reply)")
-        #expect(result.actions.isEmpty)
+        expect(!result.ok)
+        expect(result.reply.contains(expected), "reply was: \(result.reply)")
+        expect(result.actions.isEmpty)
     }
 
     @Test("help lists every command of the grammar")
     func help() {
         var watch = WatchModel(topology: Self.topology, boot: "b")
         let reply = watch.handle(commandText: "help", now: .zero).reply
-        for spec in WatchModel.commands { #expect(reply.contains(spec.verb)) }
+        for spec in WatchModel.commands { expect(reply.contains(spec.verb)) }
     }
 
     /// The options a command's usage names (`[--every D]`).
@@ -84,24 +85,24 @@ struct CommandGrammarTests {
         }
         func check(_ node: NodeName, _ specs: [CommandSpec], _ run: (String) -> CommandResult) {
             let rows = (sections[node == .watch ? "Watch" : "Phone"] ?? []) + (sections["Both nodes"] ?? []) + (sections["WatchConnectivity (both nodes)"] ?? [])
-            #expect(!rows.isEmpty, "\(node): no section in docs/COMMANDS.md")
+            expect(!rows.isEmpty, "\(node): no section in docs/COMMANDS.md")
             for spec in specs {
-                #expect(spec.options == Set(Self.options(spec)), "\(spec.verb): the options found once are the usage's")
+                expectEqual(spec.options, Set(Self.options(spec)), "\(spec.verb): the options found once are the usage's")
                 let row = rows.first { row in
                     let cell = row.dropFirst(2).prefix { $0 != "|" }
                     return cell.contains("`\(spec.verb) ") || cell.contains("`\(spec.verb)`")
                 }
-                #expect(row != nil, "\(node) \(spec.verb): no row in docs/COMMANDS.md")
+                expect(row != nil, "\(node) \(spec.verb): no row in docs/COMMANDS.md")
                 for option in Self.options(spec) {
-                    #expect(row?.contains("--\(option)") == true, "\(node) \(spec.verb) --\(option): not on its docs row")
+                    expectEqual(row?.contains("--\(option)"), true, "\(node) \(spec.verb) --\(option): not on its docs row")
                     let reply = run("\(spec.verb) --\(option)=1").reply
-                    #expect(!reply.contains("unknown option"), "\(node) \(spec.verb) --\(option): \(reply)")
+                    expect(!reply.contains("unknown option"), "\(node) \(spec.verb) --\(option): \(reply)")
                 }
                 let typo = Self.options(spec).first.map { String($0.dropLast()) + "x" } ?? "bogus"
                 let refused = run("\(spec.verb) --\(typo)=1")
-                #expect(!refused.ok && refused.reply.contains("unknown option --\(typo)"), "\(node) \(spec.verb): \(refused.reply)")
+                expect(!refused.ok && refused.reply.contains("unknown option --\(typo)"), "\(node) \(spec.verb): \(refused.reply)")
                 if let first = Self.options(spec).first {
-                    #expect(refused.reply.contains("did you mean --\(first)?"), "\(node) \(spec.verb): \(refused.reply)")
+                    expect(refused.reply.contains("did you mean --\(first)?"), "\(node) \(spec.verb): \(refused.reply)")
                 }
             }
         }

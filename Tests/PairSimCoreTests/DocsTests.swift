@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 /// The docs are user contracts: every event, command and topic in the code is documented.
@@ -14,7 +15,7 @@ struct DocsTests {
     func events() throws {
         let text = try Self.doc("EVENTS.md")
         for name in EventName.allCases {
-            #expect(text.contains("`\(name.rawValue)`"), "\(name.rawValue) is not documented")
+            expect(text.contains("`\(name.rawValue)`"), "\(name.rawValue) is not documented")
         }
     }
 
@@ -22,14 +23,14 @@ struct DocsTests {
     func commands() throws {
         let text = try Self.doc("COMMANDS.md")
         for spec in WatchModel.commands + PhonePlatform.commands {
-            #expect(text.contains("`\(spec.verb)"), "\(spec.verb) is not documented")
+            expect(text.contains("`\(spec.verb)"), "\(spec.verb) is not documented")
         }
     }
 
     @Test("every topic and rejection code is in docs/PROTOCOL.md")  // R: S7
     func protocolDoc() throws {
         let text = try Self.doc("PROTOCOL.md")
-        for topic in Topic.all { #expect(text.contains("`\(topic.topic)`")) }
-        for code in WireError.Code.allCases { #expect(text.contains("`\(code.rawValue)`")) }
+        for topic in Topic.all { expect(text.contains("`\(topic.topic)`")) }
+        for code in WireError.Code.allCases { expect(text.contains("`\(code.rawValue)`")) }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 @Suite("Heart-rate generator")
@@ -18,26 +19,26 @@ struct HeartRateGeneratorTests {
 
     @Test("the same seed gives identical readings; another seed differs")  // R: W2
     func seeded() {
-        #expect(readings(running, seconds: 1_800, seed: 11) == readings(running, seconds: 1_800, seed: 11))
-        #expect(readings(running, seconds: 1_800, seed: 11) != readings(running, seconds: 1_800, seed: 12))
+        expectEqual(readings(running, seconds: 1_800, seed: 11), readings(running, seconds: 1_800, seed: 11))
+        expect(readings(running, seconds: 1_800, seed: 11) != readings(running, seconds: 1_800, seed: 12))
     }
 
     @Test("a warm-up below the steady level, then steady (or intervals) near the activity's rate", arguments: Activity.all.map(\.name))  // R: W2
     func shape(activity name: String) {
         let activity = Activity.named(name)!
         let values = readings(activity, seconds: 2_400, seed: 3)
-        #expect(values.allSatisfy { (40...210).contains($0) })
+        expect(values.allSatisfy { (40...210).contains($0) })
         let start = values.prefix(6).reduce(0, +) / 6
         let middle = values[200..<260].reduce(0, +) / 60
-        #expect(start < middle - 10, "warm-up starts below steady state")
-        #expect(abs(middle - activity.steadyHeartRate) < 25)
+        expect(start < middle - 10, "warm-up starts below steady state")
+        expect(abs(middle - activity.steadyHeartRate) < 25)
     }
 
     @Test("active energy grows with time and effort")
     func energy() {
         let easy = HeartRateGenerator.activeEnergy(heartRate: 100, seconds: 1_800)
         let hard = HeartRateGenerator.activeEnergy(heartRate: 160, seconds: 1_800)
-        #expect(hard > easy && easy > 0)
-        #expect(HeartRateGenerator.activeEnergy(heartRate: 160, seconds: 3_600) > hard)
+        expect(hard > easy && easy > 0)
+        expect(HeartRateGenerator.activeEnergy(heartRate: 160, seconds: 3_600) > hard)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 @Suite("JSON reader and writer")
@@ -10,7 +11,7 @@ struct JSONTests {
             "big": .int(Int64.max), "a": [1, 2.25, true, nil], "o": .object(["k": "v"]),
         ])
         let parsed = try JSONParser().parse(JSONWriter.bytes(value))
-        #expect(parsed == value)
+        expectEqual(parsed, value)
     }
 
     @Test("keeps member order, so output is byte-identical")
@@ -18,12 +19,12 @@ struct JSONTests {
         var object = JSONObject()
         object.append("z", 1)
         object.append("a", 2)
-        #expect(JSONWriter.string(.object(object)) == #"{"z":1,"a":2}"#)
+        expectEqual(JSONWriter.string(.object(object)), #"{"z":1,"a":2}"#)
     }
 
     @Test("decodes \\u escapes including surrogate pairs")
     func unicodeEscapes() throws {
-        #expect(try JSONParser().parse(#""\u00e9\ud83d\ude00""#) == .string("é😀"))
+        try expectEqual(JSONParser().parse(#""\u00e9\ud83d\ude00""#), .string("é😀"))
     }
 
     @Test("refuses malformed text with the byte offset", arguments: [
@@ -35,9 +36,9 @@ struct JSONTests {
 
     @Test("numbers past Int64 read as doubles, never trap")  // R: S7
     func hugeNumbers() throws {
-        #expect(try JSONParser().parse("9999999999999999999") == .double(9_999_999_999_999_999_999))
-        #expect(try JSONParser().parse("-9223372036854775808") == .int(Int64.min))
-        #expect(try JSONParser().parse("999999999999999999") == .int(999_999_999_999_999_999))
+        try expectEqual(JSONParser().parse("9999999999999999999"), .double(1e19)) // the nearest Double
+        try expectEqual(JSONParser().parse("-9223372036854775808"), .int(Int64.min))
+        try expectEqual(JSONParser().parse("999999999999999999"), .int(999_999_999_999_999_999))
         #expect(throws: JSONError.self) { try JSONParser().parse("1e999") }
     }
 
@@ -57,8 +58,7 @@ struct JSONTests {
 
     @Test("short decimals are written as such and every double reads back exactly")  // R: S7
     func decimalsRoundTrip() throws {
-        #expect(JSONWriter.string(.array([.double(72.5), .double(-0.05), .double(1.001), .double(0.1), .double(-12.34)]))
-                == "[72.5,-0.05,1.001,0.1,-12.34]")
+        expectEqual(JSONWriter.string(.array([.double(72.5), .double(-0.05), .double(1.001), .double(0.1), .double(-12.34)])), "[72.5,-0.05,1.001,0.1,-12.34]")
         var random = SplitMix64(seed: 11)
         for _ in 0..<20_000 {
             let units = Double(Int64(random.next() % 2_000_000) - 1_000_000)
@@ -66,30 +66,30 @@ struct JSONTests {
             for value in values where value.isFinite {
                 let text = JSONWriter.string(.double(value))
                 let back = try JSONParser().parse(text)
-                #expect(back.doubleValue == value, "\(value) written as \(text)")
+                expectEqual(back.doubleValue, value, "\(value) written as \(text)")
             }
         }
     }
 
     @Test("writes integral doubles without a fraction and non-finite ones as null")
     func doubles() {
-        #expect(JSONWriter.string(.double(72)) == "72")
-        #expect(JSONWriter.string(.double(.nan)) == "null")
-        #expect(JSONWriter.string(.double(0.1)) == "0.1")
+        expectEqual(JSONWriter.string(.double(72)), "72")
+        expectEqual(JSONWriter.string(.double(.nan)), "null")
+        expectEqual(JSONWriter.string(.double(0.1)), "0.1")
     }
 
     @Test("refuses duplicate keys in small and large objects, naming the key")  // R: K3
     func duplicateKeys() throws {
         #expect(throws: JSONError.self) { try JSONParser().parse(#"{"v":1,"v":2}"#) }
         let many = (0..<40).map { "\"k\($0)\":\($0)" }
-        #expect(try JSONParser().parse("{" + many.joined(separator: ",") + "}").objectValue?.count == 40)
+        try expectEqual(JSONParser().parse("{" + many.joined(separator: ",") + "}").objectValue?.count, 40)
         #expect {
             try JSONParser().parse("{" + (many + ["\"k3\":0"]).joined(separator: ",") + "}")
         } throws: { error in
             (error as? JSONError)?.reason == #"duplicate key "k3""#
         }
         #expect(throws: JSONError.self) { try JSONParser().parse(#"{"a":{"b":1,"b":1}}"#) }
-        #expect(try JSONParser().parse(#"[{"b":1},{"b":1}]"#).arrayValue?.count == 2)
+        try expectEqual(JSONParser().parse(#"[{"b":1},{"b":1}]"#).arrayValue?.count, 2)
     }
 
     @Test("an app's field named like a log line's own key, or twice, still makes one readable line")  // R: A1, K3
@@ -101,9 +101,9 @@ struct JSONTests {
         }()
         let event = Event(at: .zero, node: .phone, name: "tab.load.cancelled", fields: fields, byApp: true)
         let read = try Event(jsonLine: event.jsonLine)
-        #expect(read.byApp)
-        #expect(read["_by"] == 5 && read["load"] == 6 && read.fields.count == 3)
-        #expect(read == event)
+        expect(read.byApp)
+        expect(read["_by"] == 5 && read["load"] == 6 && read.fields.count == 3)
+        expectEqual(read, event)
     }
 
     @Test("an app's event is bounded: a megabyte string, a thousand fields, a long list are cut, saying so")  // R: K2
@@ -112,23 +112,23 @@ struct JSONTests {
         for index in 0..<1_000 { fields.append("f\(index)", .int(Int64(index))) }
         let event = Event(at: .zero, node: .phone, name: String(repeating: "n", count: 10_000), fields: fields, byApp: true)
         let line = event.jsonLine
-        #expect(line.count < 20_000, "\(line.count) bytes")
+        expect(line.count < 20_000, "\(line.count) bytes")
         let read = try Event(jsonLine: line)
-        #expect(read.name.utf8.count <= Event.maxAppNameBytes)
+        expect(read.name.utf8.count <= Event.maxAppNameBytes)
         let blob = try #require(read["blob"]?.stringValue)
-        #expect(blob.utf8.count <= Event.maxAppStringBytes && blob.hasSuffix("…(1000000 bytes)") && blob.hasPrefix("éé"))
-        #expect(read["list"]?.arrayValue?.count == Event.maxAppListItems && read["list"]?.arrayValue?.last == "… 745 more")
-        #expect(read.fields.count == Event.maxAppFields && read["_truncated"] == "939 more field(s)", "\(read.fields.members.suffix(2))")
-        #expect(read == event, "reading the line back cuts nothing more")
+        expect(blob.utf8.count <= Event.maxAppStringBytes && blob.hasSuffix("…(1000000 bytes)") && blob.hasPrefix("éé"))
+        expect(read["list"]?.arrayValue?.count == Event.maxAppListItems && read["list"]?.arrayValue?.last == "… 745 more")
+        expect(read.fields.count == Event.maxAppFields && read["_truncated"] == "939 more field(s)", "\(read.fields.members.suffix(2))")
+        expectEqual(read, event, "reading the line back cuts nothing more")
         // The platform's own events are not touched.
         let own = Event(at: .zero, node: .phone, name: "hk.saved", fields: ["blob": .string(String(repeating: "x", count: 5_000))])
-        #expect(own["blob"]?.stringValue?.count == 5_000)
+        expectEqual(own["blob"]?.stringValue?.count, 5_000)
     }
 
     @Test("a human log line shows control characters instead of sending them to the terminal")  // R: E4
     func humanLineEscapes() {
         let event = Event(at: .zero, node: .watch, .commandFailed, fields: ["reason": .string("\u{1B}[2Jwatch-app\n72\u{07}")])
-        #expect(event.humanLine == "00:00:00.000 command.failed reason=\\u{1B}[2Jwatch-app\\u{A}72\\u{7}")
-        #expect(!event.humanLine.unicodeScalars.contains { $0.value < 0x20 })
+        expectEqual(event.humanLine, "00:00:00.000 command.failed reason=\\u{1B}[2Jwatch-app\\u{A}72\\u{7}")
+        expect(!event.humanLine.unicodeScalars.contains { $0.value < 0x20 })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 /// What docs/PROTOCOL.md answers for a client written from it alone (R: K5): each test feeds a
@@ -37,55 +38,55 @@ struct ProtocolAnswersTests {
     @Test("\"Every object's keys are the ones this page lists for it\": an unknown key is refused, in the envelope as bad-envelope, in a body or an item as bad-body")  // R: K5
     func unknownKeys() {
         var phone = Phone()
-        #expect(phone.code("hk.objects", Self.objects(stream: "a.hk")) == nil, "the page's own keys are taken")
-        #expect(phone.code("hk.objects", Self.objects(stream: "b.hk", extra: #","priority":1"#)) == "bad-envelope")
-        #expect(phone.code("hk.objects", Self.objects(stream: "c.hk", body: #"{"workouts":[],"note":"x"}"#)) == "bad-body")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "a.hk")), nil, "the page's own keys are taken")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "b.hk", extra: #","priority":1"#)), "bad-envelope")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "c.hk", body: #"{"workouts":[],"note":"x"}"#)), "bad-body")
         let item = Self.workout.replacingOccurrences(of: #""source""#, with: #""color":"red","source""#)
-        #expect(phone.code("hk.objects", Self.objects(stream: "d.hk", body: #"{"workouts":[\#(item)]}"#)) == "bad-body")
-        #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0,"extra":true}"#)) == "bad-body")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "d.hk", body: #"{"workouts":[\#(item)]}"#)), "bad-body")
+        expectEqual(phone.code("ack.hk", Self.ack(#"{"upTo":0,"extra":true}"#)), "bad-body")
     }
 
     @Test("\"Strings are compared after JSON unescaping, by Unicode canonical equivalence; text is kept as written\"")  // R: K5
     func canonicalEquivalence() {
         var phone = Phone()
         // \u escapes are JSON: "\u006fbjects" is "objects", "workout\u0073" is "workouts".
-        #expect(phone.code("hk.objects", Self.objects(stream: "a.hk").replacingOccurrences(of: #""kind":"objects""#, with: #""kind":"\u006fbjects""#)) == nil)
-        #expect(phone.code("hk.objects", Self.objects(stream: "b.hk", body: #"{"workout\u0073":[]}"#)) == nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "a.hk").replacingOccurrences(of: #""kind":"objects""#, with: #""kind":"\u006fbjects""#)), nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "b.hk", body: #"{"workout\u0073":[]}"#)), nil)
         // "watch" followed by a combining acute accent is another string, not "watch".
-        #expect(phone.code("hk.objects", Self.objects(stream: "c.hk").replacingOccurrences(of: #""from":"watch""#, with: #""from":"watch\u0301""#)) == "bad-envelope")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "c.hk").replacingOccurrences(of: #""from":"watch""#, with: #""from":"watch\u0301""#)), "bad-envelope")
         // A stream named "café" precomposed and one named "cafe" + U+0301 are one stream: the second
         // message with the same seq is a duplicate, and its workout is not applied.
         let first = Self.workout.replacingOccurrences(of: "6F1C2B7E", with: "6F1C2B7F")
         let second = Self.workout.replacingOccurrences(of: "6F1C2B7E", with: "6F1C2B80").replacingOccurrences(of: "running", with: "cafe\u{0301}")
-        #expect(phone.code("hk.objects", Self.objects(stream: "caf\u{00E9}", body: #"{"workouts":[\#(first)]}"#)) == nil)
-        #expect(phone.code("hk.objects", Self.objects(stream: "cafe\u{0301}", body: #"{"workouts":[\#(second)]}"#)) == nil)
-        #expect(!phone.platform.store.workouts.contains { $0.uuid.text.hasPrefix("6F1C2B80") }, "a duplicate of seq 1 on the same stream")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "caf\u{00E9}", body: #"{"workouts":[\#(first)]}"#)), nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "cafe\u{0301}", body: #"{"workouts":[\#(second)]}"#)), nil)
+        expect(!phone.platform.store.workouts.contains { $0.uuid.text.hasPrefix("6F1C2B80") }, "a duplicate of seq 1 on the same stream")
         // Text is stored as written (the activity's bytes are the decomposed ones).
         let third = second.replacingOccurrences(of: "6F1C2B80", with: "6F1C2B81")
-        #expect(phone.code("hk.objects", Self.objects(stream: "d.hk", body: #"{"workouts":[\#(third)]}"#)) == nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "d.hk", body: #"{"workouts":[\#(third)]}"#)), nil)
         let stored = phone.platform.store.workouts.first { $0.uuid.text.hasPrefix("6F1C2B81") }
-        #expect(stored.map { Array($0.activity.utf8) } == Array("cafe\u{0301}".utf8))
+        expectEqual(stored.map { Array($0.activity.utf8) }, Array("cafe\u{0301}".utf8))
     }
 
     @Test("\"Every length limit counts UTF-8 bytes of the unescaped string\": a stream of 32 é (64 bytes) is taken, 33 are refused")  // R: K5
     func limitsCountBytes() {
         var phone = Phone()
-        #expect(phone.code("hk.objects", Self.objects(stream: String(repeating: "é", count: 32))) == nil)
-        #expect(phone.code("hk.objects", Self.objects(stream: String(repeating: "é", count: 33))) == "bad-envelope")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: String(repeating: "é", count: 32))), nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: String(repeating: "é", count: 33))), "bad-envelope")
         // Written as escapes, the same: \u00e9 is two bytes once unescaped.
-        #expect(phone.code("hk.objects", Self.objects(stream: String(repeating: "\\u00e9", count: 33))) == "bad-envelope")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: String(repeating: "\\u00e9", count: 33))), "bad-envelope")
     }
 
     @Test("\"seq is an integer 0 … 2^50\"; an ack's selective is optional, each 1 … 2^50")  // R: K5
     func sequenceBounds() {
         var phone = Phone()
-        #expect(phone.code("hk.objects", Self.objects(stream: "a.hk", seq: "1125899906842624")) == nil)
-        #expect(phone.code("hk.objects", Self.objects(stream: "b.hk", seq: "1125899906842625")) == "bad-envelope")
-        #expect(phone.code("hk.objects", Self.objects(stream: "c.hk", seq: "18446744073709551616")) == "bad-envelope")
-        #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0}"#)) == nil, "selective left out")
-        #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0,"selective":null}"#)) == "bad-body", "left out is not null")
-        #expect(phone.code("ack.hk", Self.ack(#"{"upTo":0,"selective":[1125899906842625]}"#)) == "bad-body")
-        #expect(phone.code("ack.hk", Self.ack(#"{"upTo":1125899906842625}"#)) == "bad-body")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "a.hk", seq: "1125899906842624")), nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "b.hk", seq: "1125899906842625")), "bad-envelope")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "c.hk", seq: "18446744073709551616")), "bad-envelope")
+        expectEqual(phone.code("ack.hk", Self.ack(#"{"upTo":0}"#)), nil, "selective left out")
+        expectEqual(phone.code("ack.hk", Self.ack(#"{"upTo":0,"selective":null}"#)), "bad-body", "left out is not null")
+        expectEqual(phone.code("ack.hk", Self.ack(#"{"upTo":0,"selective":[1125899906842625]}"#)), "bad-body")
+        expectEqual(phone.code("ack.hk", Self.ack(#"{"upTo":1125899906842625}"#)), "bad-body")
     }
 
     @Test("\"UUIDs: any version\": v1, v4, v7 and the nil UUID in either case are taken; braces, a URN or the 32-digit form are refused")  // R: K5
@@ -95,12 +96,12 @@ struct ProtocolAnswersTests {
                      "00000000-0000-0000-0000-000000000000"]
         for (index, uuid) in taken.enumerated() {
             let item = Self.workout.replacingOccurrences(of: "6F1C2B7E-0D8A-4C55-9E3B-2A1D4C5E6F70", with: uuid)
-            #expect(phone.code("hk.objects", Self.objects(stream: "t\(index).hk", body: #"{"workouts":[\#(item)]}"#)) == nil, "\(uuid)")
+            expectEqual(phone.code("hk.objects", Self.objects(stream: "t\(index).hk", body: #"{"workouts":[\#(item)]}"#)), nil, "\(uuid)")
         }
         for (index, uuid) in ["{6F1C2B7E-0D8A-4C55-9E3B-2A1D4C5E6F72}", "urn:uuid:6F1C2B7E-0D8A-4C55-9E3B-2A1D4C5E6F72",
                               "6F1C2B7E0D8A4C559E3B2A1D4C5E6F72"].enumerated() {
             let item = Self.workout.replacingOccurrences(of: "6F1C2B7E-0D8A-4C55-9E3B-2A1D4C5E6F70", with: uuid)
-            #expect(phone.code("hk.objects", Self.objects(stream: "r\(index).hk", body: #"{"workouts":[\#(item)]}"#)) == "bad-body", "\(uuid)")
+            expectEqual(phone.code("hk.objects", Self.objects(stream: "r\(index).hk", body: #"{"workouts":[\#(item)]}"#)), "bad-body", "\(uuid)")
         }
     }
 
@@ -108,13 +109,13 @@ struct ProtocolAnswersTests {
     func codePrecedence() {
         var phone = Phone()
         let huge = String(repeating: " ", count: WireLimits.default.maxEnvelopeBytes + 1)
-        #expect(phone.code([Array("hk.objects".utf8)]) == "frame-count")
-        #expect(phone.code("hk.nope", huge + "not json") == "unknown-topic", "unknown topic before oversized")
-        #expect(phone.code("hk.objects", huge + "not json") == "oversized", "oversized before not-json")
-        #expect(phone.code("hk.objects", "[1]") == "bad-envelope")
-        #expect(phone.code("hk.objects", #"{"from":"watch"}"#) == "bad-envelope", "no v")
-        #expect(phone.code("hk.objects", #"{"v":2,"from":"nobody","extra":1}"#) == "unsupported-version", "the version before the envelope's fields")
-        #expect(phone.code("hk.objects", Self.objects(stream: "a.hk", seq: "0", body: #"{"workouts":"no"}"#)) == "bad-envelope", "the envelope before the body")
+        expectEqual(phone.code([Array("hk.objects".utf8)]), "frame-count")
+        expectEqual(phone.code("hk.nope", huge + "not json"), "unknown-topic", "unknown topic before oversized")
+        expectEqual(phone.code("hk.objects", huge + "not json"), "oversized", "oversized before not-json")
+        expectEqual(phone.code("hk.objects", "[1]"), "bad-envelope")
+        expectEqual(phone.code("hk.objects", #"{"from":"watch"}"#), "bad-envelope", "no v")
+        expectEqual(phone.code("hk.objects", #"{"v":2,"from":"nobody","extra":1}"#), "unsupported-version", "the version before the envelope's fields")
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "a.hk", seq: "0", body: #"{"workouts":"no"}"#)), "bad-envelope", "the envelope before the body")
     }
 
     @Test("\"The envelope frame is at most wire.maxEnvelopeBytes (4194304 by default)\": exactly that many is taken, one more is oversized")  // R: K5
@@ -122,10 +123,10 @@ struct ProtocolAnswersTests {
         var phone = Phone()
         let envelope = Self.objects(stream: "a.hk")
         let limit = WireLimits.default.maxEnvelopeBytes
-        #expect(limit == 4_194_304)
+        expectEqual(limit, 4_194_304)
         let padded = envelope.dropLast() + String(repeating: " ", count: limit - envelope.utf8.count) + "}"
-        #expect(padded.utf8.count == limit)
-        #expect(phone.code("hk.objects", String(padded)) == nil)
-        #expect(phone.code("hk.objects", Self.objects(stream: "b.hk") + " " + String(repeating: " ", count: limit - envelope.utf8.count)) == "oversized")
+        expectEqual(padded.utf8.count, limit)
+        expectEqual(phone.code("hk.objects", String(padded)), nil)
+        expectEqual(phone.code("hk.objects", Self.objects(stream: "b.hk") + " " + String(repeating: " ", count: limit - envelope.utf8.count)), "oversized")
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 /// Two engines wired back to back, delivering frames by hand so tests control loss and order.
@@ -51,12 +52,12 @@ struct SyncEngineTests {
     func deliverAndAck() {
         var pair = EnginePair()
         let sent = pair.send(t0)
-        #expect(sent.count == 1)
+        expectEqual(sent.count, 1)
         let (applied, acks) = pair.toPhone(sent, now: t0)
-        #expect(applied == [1])
-        #expect(pair.watch.pending(.healthkit) == 1)
+        expectEqual(applied, [1])
+        expectEqual(pair.watch.pending(.healthkit), 1)
         _ = pair.toWatch(acks, now: t0)
-        #expect(pair.watch.pending(.healthkit) == 0)
+        expectEqual(pair.watch.pending(.healthkit), 0)
     }
 
     @Test("a duplicate delivery is dropped but acknowledged again")  // R: S6
@@ -65,17 +66,17 @@ struct SyncEngineTests {
         let sent = pair.send(t0)
         let first = pair.toPhone(sent, now: t0)
         let second = pair.toPhone(sent, now: t0)
-        #expect(first.applied == [1])
-        #expect(second.applied.isEmpty)
-        #expect(second.acks.count == 1)
-        #expect(pair.phone.counters(.healthkit).duplicatesDropped == 1)
+        expectEqual(first.applied, [1])
+        expect(second.applied.isEmpty)
+        expectEqual(second.acks.count, 1)
+        expectEqual(pair.phone.counters(.healthkit).duplicatesDropped, 1)
     }
 
     @Test("an unacknowledged message is retransmitted with backoff until acknowledged")  // R: S5
     func retransmits() {
         var pair = EnginePair(reliability: ReliabilityConfig(retransmitInitial: .seconds(2), retransmitMax: .seconds(8)))
         _ = pair.send(t0) // lost on the wire: never delivered
-        #expect(pair.watch.nextDeadline == t0 + .seconds(2))
+        expectEqual(pair.watch.nextDeadline, t0 + .seconds(2))
         var retransmitTimes: [Int64] = []
         var now = t0
         for _ in 0..<5 {
@@ -83,11 +84,11 @@ struct SyncEngineTests {
             let actions = pair.watch.advance(to: now)
             if !actions.frames.isEmpty { retransmitTimes.append(now.milliseconds) }
         }
-        #expect(retransmitTimes == [2_000, 6_000, 14_000, 22_000, 30_000])
+        expectEqual(retransmitTimes, [2_000, 6_000, 14_000, 22_000, 30_000])
         let (applied, acks) = pair.toPhone(pair.watch.advance(to: pair.watch.nextDeadline!).frames, now: now)
-        #expect(applied == [1])
+        expectEqual(applied, [1])
         _ = pair.toWatch(acks, now: now)
-        #expect(pair.watch.pending(.healthkit) == 0)
+        expectEqual(pair.watch.pending(.healthkit), 0)
     }
 
     @Test("the peer appearing triggers immediate retransmission (slow joiner)")  // R: S5
@@ -96,28 +97,28 @@ struct SyncEngineTests {
         _ = pair.send(t0)
         _ = pair.send(t0)
         let again = pair.watch.peerAppeared(now: t0 + .milliseconds(10)).frames
-        #expect(again.count == 2)
-        #expect(pair.toPhone(again, now: t0).applied == [1, 2])
+        expectEqual(again.count, 2)
+        expectEqual(pair.toPhone(again, now: t0).applied, [1, 2])
     }
 
     @Test("latency delays release to the wire")  // R: S3
     func latency() {
         var pair = EnginePair(healthkit: ChannelConfig(latency: .constant(.seconds(3))))
-        #expect(pair.send(t0).isEmpty)
-        #expect(pair.watch.advance(to: t0 + .seconds(2)).frames.isEmpty)
-        #expect(pair.watch.advance(to: t0 + .seconds(3)).frames.count == 1)
+        expect(pair.send(t0).isEmpty)
+        expect(pair.watch.advance(to: t0 + .seconds(2)).frames.isEmpty)
+        expectEqual(pair.watch.advance(to: t0 + .seconds(3)).frames.count, 1)
     }
 
     @Test("a partition holds messages until it ends")  // R: S3
     func partition() {
         var pair = EnginePair(healthkit: ChannelConfig(partitions: [PartitionWindow(from: t0, to: t0 + .minutes(1))]))
-        #expect(pair.send(t0 + .seconds(1)).isEmpty)
-        #expect(pair.watch.nextDeadline == t0 + .minutes(1))
-        #expect(pair.watch.advance(to: t0 + .minutes(1)).frames.count == 1)
+        expect(pair.send(t0 + .seconds(1)).isEmpty)
+        expectEqual(pair.watch.nextDeadline, t0 + .minutes(1))
+        expectEqual(pair.watch.advance(to: t0 + .minutes(1)).frames.count, 1)
         var manual = EnginePair()
         _ = manual.watch.setPartition(.healthkit, reason: "out-of-range", true, now: t0)
-        #expect(manual.send(t0).isEmpty)
-        #expect(manual.watch.setPartition(.healthkit, reason: "out-of-range", false, now: t0 + .seconds(5)).frames.count == 1)
+        expect(manual.send(t0).isEmpty)
+        expectEqual(manual.watch.setPartition(.healthkit, reason: "out-of-range", false, now: t0 + .seconds(5)).frames.count, 1)
     }
 
     @Test("held messages leave after chained windows and after a manual partition ends inside a window")  // R: S3, S5
@@ -125,22 +126,22 @@ struct SyncEngineTests {
         var pair = EnginePair(healthkit: ChannelConfig(partitions: [
             PartitionWindow(from: t0, to: t0 + .minutes(10)), PartitionWindow(from: t0 + .minutes(10), to: t0 + .minutes(20)),
         ]))
-        #expect(pair.send(t0 + .minutes(1)).isEmpty)
+        expect(pair.send(t0 + .minutes(1)).isEmpty)
         var sent: [WireFrame] = []
         var now = t0 + .minutes(1)
         while let next = pair.watch.nextDeadline, next <= t0 + .minutes(30), sent.isEmpty {
             now = next
             sent = pair.watch.advance(to: now).frames
         }
-        #expect(now == t0 + .minutes(20))
-        #expect(sent.count == 1)
+        expectEqual(now, t0 + .minutes(20))
+        expectEqual(sent.count, 1)
         // A manual partition that ends while a scheduled one still holds: released when the window ends.
         var mixed = EnginePair(healthkit: ChannelConfig(partitions: [PartitionWindow(from: t0 + .minutes(5), to: t0 + .minutes(15))]))
         _ = mixed.watch.setPartition(.healthkit, reason: "offline", true, now: t0)
-        #expect(mixed.send(t0).isEmpty)
-        #expect(mixed.watch.setPartition(.healthkit, reason: "offline", false, now: t0 + .minutes(6)).frames.isEmpty)
-        #expect(mixed.watch.nextDeadline == t0 + .minutes(15))
-        #expect(mixed.watch.advance(to: t0 + .minutes(15)).frames.count == 1)
+        expect(mixed.send(t0).isEmpty)
+        expect(mixed.watch.setPartition(.healthkit, reason: "offline", false, now: t0 + .minutes(6)).frames.isEmpty)
+        expectEqual(mixed.watch.nextDeadline, t0 + .minutes(15))
+        expectEqual(mixed.watch.advance(to: t0 + .minutes(15)).frames.count, 1)
     }
 
     @Test("two manual reasons: the channel carries again only when both end")  // R: S3
@@ -148,9 +149,9 @@ struct SyncEngineTests {
         var pair = EnginePair()
         _ = pair.watch.setPartition(.healthkit, reason: "offline", true, now: t0)
         _ = pair.watch.setPartition(.healthkit, reason: "out-of-range", true, now: t0)
-        #expect(pair.send(t0).isEmpty)
-        #expect(pair.watch.setPartition(.healthkit, reason: "out-of-range", false, now: t0).frames.isEmpty)
-        #expect(pair.watch.setPartition(.healthkit, reason: "offline", false, now: t0).frames.count == 1)
+        expect(pair.send(t0).isEmpty)
+        expect(pair.watch.setPartition(.healthkit, reason: "out-of-range", false, now: t0).frames.isEmpty)
+        expectEqual(pair.watch.setPartition(.healthkit, reason: "offline", false, now: t0).frames.count, 1)
     }
 
     @Test("with loss, everything still arrives exactly once")  // R: S5, S6
@@ -167,9 +168,9 @@ struct SyncEngineTests {
             now = max(now + .milliseconds(1), pair.watch.nextDeadline ?? now)
             inFlight = pair.watch.advance(to: now).frames
         }
-        #expect(pair.watch.pending(.healthkit) == 0)
-        #expect(applied.sorted() == Array(1...30))
-        #expect(pair.watch.counters(.healthkit).lost > 0)
+        expectEqual(pair.watch.pending(.healthkit), 0)
+        expectEqual(applied.sorted(), Array(1...30))
+        expect(pair.watch.counters(.healthkit).lost > 0)
     }
 
     @Test("acks cross the lossy link too: a lost ack means a retransmission, acknowledged again")  // R: S5, S6
@@ -189,11 +190,11 @@ struct SyncEngineTests {
                 inFlight = pair.watch.advance(to: now).frames
             }
         }
-        #expect(pair.watch.pending(.healthkit) == 0)
-        #expect(applied == Array(1...30))
-        #expect(pair.acksLost > 0)
+        expectEqual(pair.watch.pending(.healthkit), 0)
+        expectEqual(applied, Array(1...30))
+        expect(pair.acksLost > 0)
         // Messages that arrived but whose ack was lost came again, and were acknowledged again.
-        #expect(pair.phone.counters(.healthkit).duplicatesDropped > 0)
+        expect(pair.phone.counters(.healthkit).duplicatesDropped > 0)
     }
 
     @Test("a partition cuts both ways: what reaches a node whose side is cut is dropped unread, and comes again after")  // R: S5
@@ -202,24 +203,24 @@ struct SyncEngineTests {
         let sent = pair.send(t0)
         _ = pair.phone.setPartition(.healthkit, reason: "offline", true, now: t0)
         let (inbound, actions) = pair.phone.receive(frames: EnginePair.frames(sent[0]), now: t0)
-        #expect(inbound == .unreachable)
-        #expect(actions.frames.isEmpty && actions.events.map(\.name) == ["sync.dropped"])
+        expectEqual(inbound, .unreachable)
+        expect(actions.frames.isEmpty && actions.events.map(\.name) == ["sync.dropped"])
         _ = pair.phone.setPartition(.healthkit, reason: "offline", false, now: t0)
         let retransmitted = pair.watch.advance(to: pair.watch.nextDeadline!).frames
         let second = pair.toPhone(retransmitted, now: t0 + .seconds(2))
-        #expect(second.applied == [1])
+        expectEqual(second.applied, [1])
         _ = pair.toWatch(second.acks, now: t0 + .seconds(2))
-        #expect(pair.watch.pending(.healthkit) == 0)
+        expectEqual(pair.watch.pending(.healthkit), 0)
     }
 
     @Test("a full in-flight window queues the rest in order")
     func window() {
         var pair = EnginePair(reliability: ReliabilityConfig(maxInFlight: 2))
         let sent = (0..<4).flatMap { _ in pair.send(t0) }
-        #expect(sent.count == 2)
+        expectEqual(sent.count, 2)
         let (_, acks) = pair.toPhone(sent, now: t0)
         let next = pair.toWatch(acks, now: t0).frames
-        #expect(pair.toPhone(next, now: t0).applied == [3, 4])
+        expectEqual(pair.toPhone(next, now: t0).applied, [3, 4])
     }
 
     @Test("a node refuses frames claiming to come from itself")  // R: S7
@@ -228,6 +229,6 @@ struct SyncEngineTests {
         let frame = pair.send(t0)[0]
         let (inbound, actions) = pair.watch.receive(frames: EnginePair.frames(frame), now: t0)
         guard case .rejected = inbound else { Issue.record("expected rejection"); return }
-        #expect(actions.events.map(\.name) == ["wire.rejected"])
+        expectEqual(actions.events.map(\.name), ["wire.rejected"])
     }
 }

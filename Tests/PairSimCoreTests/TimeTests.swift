@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 @Suite("Emulated time")
@@ -8,24 +9,24 @@ struct TimeTests {
         ("1h30m", 5_400_000), ("0", 0), (" 10s ", 10_000),
     ] as [(String, Int64)])
     func parses(text: String, milliseconds: Int64) {
-        #expect(EmulatedDuration(parsing: text)?.milliseconds == milliseconds)
+        expectEqual(EmulatedDuration(parsing: text)?.milliseconds, milliseconds)
     }
 
     @Test("refuses bad durations", arguments: ["", "5", "s", "5x", "1h-", "abc", "1e400s"])
     func refuses(text: String) {
-        #expect(EmulatedDuration(parsing: text) == nil)
+        expectEqual(EmulatedDuration(parsing: text), nil)
     }
 
     @Test("prints durations in the shortest exact form")
     func printsDurations() {
-        #expect(EmulatedDuration.seconds(90).description == "1m30s")
-        #expect(EmulatedDuration.zero.description == "0s")
-        #expect(EmulatedDuration.milliseconds(1_250).description == "1s250ms")
+        expectEqual(EmulatedDuration.seconds(90).description, "1m30s")
+        expectEqual(EmulatedDuration.zero.description, "0s")
+        expectEqual(EmulatedDuration.milliseconds(1_250).description, "1s250ms")
     }
 
     @Test("prints instants as clock time with a day prefix")
     func printsInstants() {
-        #expect(EmulatedInstant(milliseconds: 3_723_004).description == "01:02:03.004")
-        #expect((EmulatedInstant.zero + .days(1) + .hours(7)).description == "1d 07:00:00.000")
+        expectEqual(EmulatedInstant(milliseconds: 3_723_004).description, "01:02:03.004")
+        expectEqual((EmulatedInstant.zero + .days(1) + .hours(7)).description, "1d 07:00:00.000")
     }
 }

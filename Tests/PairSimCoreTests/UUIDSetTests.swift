@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 /// The stores' UUID set (R: S6: an object delivered twice is applied once, by UUID) against
@@ -20,22 +21,22 @@ struct UUIDSetTests {
             switch random.next() % 10 {
             case 0...3:
                 let key = Self.key(&random, pool: pool)
-                #expect(set.insert(key) == model.insert(key).inserted, "step \(step)")
+                expectEqual(set.insert(key), model.insert(key).inserted, "step \(step)")
             case 4...5:
                 let key = Self.key(&random, pool: pool)
-                #expect(set.remove(key) == (model.remove(key) != nil), "step \(step)")
+                expectEqual(set.remove(key), (model.remove(key) != nil), "step \(step)")
             case 6:
                 let keys = (0..<Int(random.next() % 50)).map { _ in Self.key(&random, pool: pool) }
                 let flags = set.insertMany(keys)
-                #expect(flags == keys.map { model.insert($0).inserted }, "step \(step)")
+                expectEqual(flags, keys.map { model.insert($0).inserted }, "step \(step)")
             default:
                 let key = Self.key(&random, pool: pool)
-                #expect(set.contains(key) == model.contains(key), "step \(step)")
+                expectEqual(set.contains(key), model.contains(key), "step \(step)")
             }
-            #expect(set.count == model.count)
+            expectEqual(set.count, model.count)
         }
-        #expect(Set(set) == model, "iteration yields each member once")
-        for key in model { #expect(set.contains(key)) }
+        expectEqual(Set(set), model, "iteration yields each member once")
+        for key in model { expect(set.contains(key)) }
     }
 
     @Test("a copy is independent (copy on write) and equal until changed")  // R: S6
@@ -43,15 +44,15 @@ struct UUIDSetTests {
         var a = UUIDSet()
         for n in 1...100 as ClosedRange<UInt64> { a.insert(UUIDKey(high: n, low: n * 3)) }
         var b = a
-        #expect(a == b)
+        expectEqual(a, b)
         b.insert(UUIDKey(high: 999, low: 1))
-        #expect(a.count == 100 && b.count == 101)
-        #expect(!a.contains(UUIDKey(high: 999, low: 1)))
-        #expect(a != b)
+        expect(a.count == 100 && b.count == 101)
+        expect(!a.contains(UUIDKey(high: 999, low: 1)))
+        expect(a != b)
         b.remove(UUIDKey(high: 999, low: 1))
-        #expect(a == b, "equal by contents, not by identity")
+        expectEqual(a, b, "equal by contents, not by identity")
         a.reserveCapacity(1_000_000)
-        #expect(a == b && a.count == 100)
+        expect(a == b && a.count == 100)
     }
 
     @Test("a store saves a UUID once, whether repeated within a batch or sent again")  // R: S6
@@ -60,12 +61,12 @@ struct UUIDSetTests {
         var uuids = UUIDGenerator(seed: 3, label: "t")
         let samples = (0..<5).map { _ in HealthSample(uuid: uuids.next(at: .zero), type: .heartRate, start: .zero, end: .zero, value: 70, source: .watchApp) }
         let (first, _) = store.save(workouts: [], samples: samples + [samples[1]])
-        #expect(first.samples.count == 5 && first.ignored == 1)
+        expect(first.samples.count == 5 && first.ignored == 1)
         let (again, ops) = store.save(workouts: [], samples: samples)
-        #expect(again.samples.isEmpty && again.ignored == 5 && ops.isEmpty)
+        expect(again.samples.isEmpty && again.ignored == 5 && ops.isEmpty)
         _ = store.delete([DeletedObject(uuid: samples[0].uuid, type: .sample(.heartRate))], now: .zero)
         let (afterDelete, _) = store.save(workouts: [], samples: [samples[0]])
-        #expect(afterDelete.samples.isEmpty && afterDelete.ignored == 1, "a deleted sample is not saved again")
-        #expect(store.sampleCount == 4)
+        expect(afterDelete.samples.isEmpty && afterDelete.ignored == 1, "a deleted sample is not saved again")
+        expectEqual(store.sampleCount, 4)
     }
 }

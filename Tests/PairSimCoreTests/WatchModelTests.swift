@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 @Suite("Watch model")
@@ -20,9 +21,9 @@ struct WatchModelTests {
                                                               "weight 70.5", "bodyfat 0.18", "bmi 22.1"])  // R: W5
     func writeSample(arguments: String) {
         let (watch, results) = Self.finished([(0, "write-sample \(arguments)")])
-        #expect(results[0].ok, "\(results[0].reply)")
-        #expect(watch.store.sampleCount == 1)
-        #expect(results[0].actions.frames.count == 1)
+        expect(results[0].ok, "\(results[0].reply)")
+        expectEqual(watch.store.sampleCount, 1)
+        expectEqual(results[0].actions.frames.count, 1)
     }
 
     @Test("an import whose check stops the watch three times at one place is given up, not run again on every restart")  // R: E4
@@ -34,19 +35,19 @@ struct WatchModelTests {
         var watch = WatchModel(topology: Self.topology, boot: "w")
         for restart in 1...3 {
             try watch.restore(state, now: .zero)
-            #expect(watch.healthImport?.stops == restart)
+            expectEqual(watch.healthImport?.stops, restart)
             state.values.insert(.watchImport(watch.healthImport!))
         }
         let actions = watch.advance(to: .zero + .seconds(1))
         let failed = try #require(actions.events.first { $0.name == EventName.importFailed.rawValue })
-        #expect(failed["reason"]?.stringValue?.contains("stopped 3 times in a row") == true, "\(failed)")
-        #expect(watch.healthImport == nil)
+        expectEqual(failed["reason"]?.stringValue?.contains("stopped 3 times in a row"), true, "\(failed)")
+        expectEqual(watch.healthImport, nil)
         // Stopped at another place, the count starts again.
         var moved = job
         (moved.stops, moved.stoppedAt, moved.done) = (2, 20_000, 40_000)
         state.values.insert(.watchImport(moved))
         var other = WatchModel(topology: Self.topology, boot: "w")
         try other.restore(state, now: .zero)
-        #expect(other.healthImport?.stops == 1 && other.healthImport?.stoppedAt == 40_000)
+        expect(other.healthImport?.stops == 1 && other.healthImport?.stoppedAt == 40_000)
     }
 }

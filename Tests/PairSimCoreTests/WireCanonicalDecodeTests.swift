@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 /// The canonical decoding path (`WireCodec.decodeCanonical`) against the JSON-tree path it
@@ -44,7 +45,7 @@ struct WireCanonicalDecodeTests {
         guard let (channel, kind) = Topic.parse(frame.topic) else { Issue.record("bad topic"); return (false, .failure(WireError(.unknownTopic, ""))) }
         let tree = Result { () throws(WireError) -> Envelope in try WireCodec.decodeTree(frame, channel: channel, kind: kind, limits: limits) }
         guard let canonical = WireCodec.decodeCanonical(frame.payload, channel: channel, kind: kind, limits: limits) else { return (false, tree) }
-        #expect(tree == .success(canonical), "\(String(decoding: frame.payload, as: UTF8.self))")
+        expectEqual(tree, .success(canonical), "\(String(decoding: frame.payload, as: UTF8.self))")
         return (true, tree)
     }
 
@@ -57,18 +58,18 @@ struct WireCanonicalDecodeTests {
             let frame = WireCodec.encode(envelope)
             let (canonical, tree) = Self.compare(frame)
             if case .success(let decoded) = tree {
-                #expect(decoded == envelope)
+                expectEqual(decoded, envelope)
                 // Every accepted envelope with a plain stream is read without the tree.
                 let plain = envelope.stream.utf8.allSatisfy { (0x20..<0x7F).contains($0) && $0 != 0x22 && $0 != 0x5C }
-                #expect(canonical == plain, "\(envelope)")
+                expectEqual(canonical, plain, "\(envelope)")
                 taken += canonical ? 1 : 0
             } else {
-                #expect(!canonical)
+                expect(!canonical)
                 refused += 1
             }
         }
         // Both outcomes occur often enough to mean something.
-        #expect(taken > 300 && refused > 300, "taken \(taken), refused \(refused)")
+        expect(taken > 300 && refused > 300, "taken \(taken), refused \(refused)")
     }
 
     @Test("mutated frames: whatever the canonical path takes, the tree takes the same")  // R: S7
@@ -90,7 +91,7 @@ struct WireCanonicalDecodeTests {
             }
             taken += Self.compare(WireFrame(topic: envelope.topic, payload: payload)).canonical ? 1 : 0
         }
-        #expect(taken > 300, "the canonical path took \(taken) mutated frames")
+        expect(taken > 300, "the canonical path took \(taken) mutated frames")
     }
 
     @Test("envelopes and ack bodies written directly are the bytes JSONWriter writes for their trees")  // R: S1
@@ -107,13 +108,13 @@ struct WireCanonicalDecodeTests {
             if let channel = envelope.channel { tree.append("channel", .string(channel.rawValue)) }
             tree.append("kind", .string(envelope.kind.rawValue))
             tree.append("body", .object(envelope.body))
-            #expect(WireCodec.encode(envelope).payload == JSONWriter.bytes(.object(tree)))
+            expectEqual(WireCodec.encode(envelope).payload, JSONWriter.bytes(.object(tree)))
 
             var window = InboundWindow(stream: envelope.stream, cumulative: random.next() % 1_000)
             for _ in 0..<Int(random.next() % 4 == 0 ? 600 : random.next() % 5) { window.above.insert(window.cumulative + 2 + random.next() % 5_000) }
             let selective = window.above.sorted().prefix(SyncEngine.maxSelective).map { JSON.int(Int64($0)) }
             let body: JSONObject = ["upTo": .int(Int64(window.cumulative)), "selective": .array(Array(selective))]
-            #expect(SyncEngine.ackBody(window) == JSONWriter.bytes(.object(body)))
+            expectEqual(SyncEngine.ackBody(window), JSONWriter.bytes(.object(body)))
         }
     }
 
@@ -125,7 +126,7 @@ struct WireCanonicalDecodeTests {
             let frame = WireCodec.encode(Envelope(from: .watch, stream: "s", seq: 1, sentAt: .zero, channel: .healthkit,
                                                   kind: .objects, body: ["deep": body]))
             let (canonical, tree) = Self.compare(frame)
-            #expect(canonical == ((try? tree.get()) != nil), "depth \(depth)")
+            expectEqual(canonical, ((try? tree.get()) != nil), "depth \(depth)")
         }
         var small = WireLimits.default
         small.maxItemsPerMessage = 1
@@ -135,7 +136,7 @@ struct WireCanonicalDecodeTests {
             let frame = WireCodec.encode(Envelope(from: .watch, stream: "s", seq: 1, sentAt: .zero, channel: .healthkit,
                                                   kind: .objects, body: body))
             let (canonical, tree) = Self.compare(frame, limits: small)
-            #expect(canonical == ((try? tree.get()) != nil), "\(count) members")
+            expectEqual(canonical, ((try? tree.get()) != nil), "\(count) members")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 @Suite("Wire codec")
@@ -25,17 +26,17 @@ struct WireCodecTests {
                                                            activeEnergy: 98.5, source: .watchApp)])
         let original = Self.envelope(body: batch.body)
         let frame = WireCodec.encode(original)
-        #expect(frame.topic == "hk.objects")
+        expectEqual(frame.topic, "hk.objects")
         let decoded = try WireCodec.decode(frames: [Array(frame.topic.utf8), frame.payload])
-        #expect(decoded == original)
-        #expect(try HealthObjectsBatch(body: decoded.body, limits: .default) == batch)
+        expectEqual(decoded, original)
+        try expectEqual(HealthObjectsBatch(body: decoded.body, limits: .default), batch)
     }
 
     @Test("topics follow channel and kind")
     func topics() {
-        #expect(Topic.name(channel: .cloudkit, kind: .records) == "ck.records")
-        #expect(Topic.name(channel: .healthkit, kind: .ack) == "ack.hk")
-        #expect(Topic.name(channel: nil, kind: .hello) == "hello")
+        expectEqual(Topic.name(channel: .cloudkit, kind: .records), "ck.records")
+        expectEqual(Topic.name(channel: .healthkit, kind: .ack), "ack.hk")
+        expectEqual(Topic.name(channel: nil, kind: .hello), "hello")
     }
 
     // R: S7
@@ -71,7 +72,7 @@ struct WireCodecTests {
     func versionIsTheIntegerOne() throws {
         let good = Self.frame()
         let text = String(decoding: good[1], as: UTF8.self)
-        #expect(text.contains(#""v":1,"#))
+        expect(text.contains(#""v":1,"#))
         _ = try WireCodec.decode(frames: good)
         for written in ["1.0", "1e0", "\"1\"", "1.5"] {
             let frames = [good[0], Array(text.replacingOccurrences(of: #""v":1,"#, with: "\"v\":\(written),").utf8)]
@@ -155,9 +156,9 @@ struct WireCodecTests {
                                         start: start, end: end, value: value, source: source))
         }
         let batch = HealthObjectsBatch(samples: samples)
-        #expect(batch.body["series"] != nil && batch.body["samples"] == nil)
+        expect(batch.body["series"] != nil && batch.body["samples"] == nil)
         let decoded = try HealthObjectsBatch(body: try JSONParser().parse(JSONWriter.bytes(.object(batch.body))).objectValue!, limits: .default)
-        #expect(Set(decoded.samples) == Set(samples))
+        expectEqual(Set(decoded.samples), Set(samples))
     }
 
     @Test("doubles survive writing and reading exactly")
@@ -166,7 +167,7 @@ struct WireCodecTests {
         for _ in 0..<20_000 {
             let choices: [Double] = [random.uniform(-1e6, 1e6), (random.uniform(0, 300) * 10).rounded() / 10, random.uniform(0, 1) * 1e-7]
             let value = choices[Int(random.next() % 3)]
-            #expect(try JSONParser().parse(JSONWriter.bytes(.double(value))).doubleValue == value)
+            try expectEqual(JSONParser().parse(JSONWriter.bytes(.double(value))).doubleValue, value)
         }
     }
 
@@ -175,7 +176,7 @@ struct WireCodecTests {
         let record = ExerciseRecord(id: Self.workoutID, exercise: "Squat", start: .zero, duration: .minutes(5), calories: nil,
                                     healthKitWorkoutID: nil, source: .watchApp)
         let batch = RecordsBatch(saved: [record], deleted: [Self.workoutID])
-        #expect(try RecordsBatch(body: batch.body, limits: .default) == batch)
+        try expectEqual(RecordsBatch(body: batch.body, limits: .default), batch)
     }
 }
 
@@ -203,10 +204,10 @@ struct DirectBodyTests {
                                               activeDuration: .minutes(9), activeEnergy: round % 10 == 0 ? nil : 88.5, source: .watchApp))
             }
             if round % 7 == 0 { batch.deleted.append(DeletedObject(uuid: uuids.next(at: .zero), type: .sample(.heartRate))) }
-            #expect(batch.bodyBytes == JSONWriter.bytes(.object(batch.body)), "round \(round)")
+            expectEqual(batch.bodyBytes, JSONWriter.bytes(.object(batch.body)), "round \(round)")
             let envelope = Envelope(from: .watch, stream: "s-\(round)", seq: UInt64(round), sentAt: .zero + .seconds(Int64(round)),
                                     channel: .healthkit, kind: .objects, body: batch.body)
-            #expect(WireCodec.encode(envelope, body: batch.bodyBytes) == WireCodec.encode(envelope), "round \(round)")
+            expectEqual(WireCodec.encode(envelope, body: batch.bodyBytes), WireCodec.encode(envelope), "round \(round)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 
 /// What docs/PROTOCOL.md promises, read from the page itself: the rejection codes of its "Bad
@@ -230,16 +231,16 @@ struct WireFuzzTests {
     @Test("the page's tables are what the code knows")  // R: K3
     func pageTables() throws {
         let page = try ProtocolPage()
-        #expect(Set(page.codes) == Set(WireError.Code.allCases.map(\.rawValue)))
-        #expect(Set(page.ranges.keys) == Set(SampleType.allCases))
+        expectEqual(Set(page.codes), Set(WireError.Code.allCases.map(\.rawValue)))
+        expectEqual(Set(page.ranges.keys), Set(SampleType.allCases))
         for type in SampleType.allCases {
-            #expect(page.ranges[type]!.low == type.validRange.lowerBound, "\(type)")
-            #expect(page.ranges[type]!.high == type.validRange.upperBound, "\(type)")
+            expectEqual(page.ranges[type]!.low, type.validRange.lowerBound, "\(type)")
+            expectEqual(page.ranges[type]!.high, type.validRange.upperBound, "\(type)")
         }
         let text = try DocsTests.doc("PROTOCOL.md")
-        #expect(text.contains("at most \(SyncEngine.maxSelective)"))
-        #expect(text.contains("\(FieldReader.maxTime)"))
-        #expect(text.contains("\(Workout.maxActivityBytes) bytes"))
+        expect(text.contains("at most \(SyncEngine.maxSelective)"))
+        expect(text.contains("\(FieldReader.maxTime)"))
+        expect(text.contains("\(Workout.maxActivityBytes) bytes"))
     }
 
     // R: K3, S6, S7
@@ -253,7 +254,7 @@ struct WireFuzzTests {
         var taken = 0, takenBytes = 0, samplesApplied = Set<UUID>()
         var classes: Set<String> = []
         for index in 0..<1_500 {
-            let (frames, expect) = fuzzer.next(previous: previous)
+            let (frames, expected) = fuzzer.next(previous: previous)
             let (inbound, firstActions) = phone.receive(frames: frames, now: now)
             var actions = firstActions
             var outcome: FrameFuzzer.Expect
@@ -262,7 +263,7 @@ struct WireFuzzTests {
                 do {
                     let batch = try HealthObjectsBatch(body: envelope.body, limits: FrameFuzzer.limits)
                     actions += phone.accept(envelope, bytes: frames[1].count, summary: batch.summary, now: now)
-                    for sample in batch.samples { #expect(samplesApplied.insert(sample.uuid).inserted, "frame \(index): a sample applied twice") }
+                    for sample in batch.samples { expect(samplesApplied.insert(sample.uuid).inserted, "frame \(index): a sample applied twice") }
                     outcome = .accepted
                     previous = frames
                     taken += 1
@@ -282,26 +283,26 @@ struct WireFuzzTests {
             case .rejected(let error):
                 outcome = .refused(error.code)
             }
-            classes.insert("\(expect)")
-            #expect(outcome == expect, "frame \(index) seed \(seed): \(String(decoding: frames.last!.prefix(300), as: UTF8.self))")
+            classes.insert("\(expected)")
+            expectEqual(outcome, expected, "frame \(index) seed \(seed): \(String(decoding: frames.last!.prefix(300), as: UTF8.self))")
             let rejections = actions.events.filter { $0.name == EventName.wireRejected.rawValue }
-            if case .refused(let code) = expect {
+            if case .refused(let code) = expected {
                 refused[code, default: 0] += 1
-                #expect(rejections.count == 1)
+                expectEqual(rejections.count, 1)
                 if let event = rejections.first {
-                    #expect(event["code"] == .string(code.rawValue))
-                    #expect(event["bytes"] == .int(Int64(frames.reduce(0) { $0 + $1.count })), "bytes is the whole message")
-                    if !frames.isEmpty { #expect(event["topic"] != nil, "the topic is named even when it is not UTF-8") }
+                    expectEqual(event["code"], .string(code.rawValue))
+                    expectEqual(event["bytes"], .int(Int64(frames.reduce(0) { $0 + $1.count })), "bytes is the whole message")
+                    if !frames.isEmpty { expect(event["topic"] != nil, "the topic is named even when it is not UTF-8") }
                 }
             } else {
-                #expect(rejections.isEmpty)
+                expect(rejections.isEmpty)
             }
         }
-        #expect(classes.count == 3 + WireError.Code.allCases.count, "every class was generated: \(classes.sorted())")
-        #expect(phone.rejected == refused)
+        expectEqual(classes.count, 3 + WireError.Code.allCases.count, "every class was generated: \(classes.sorted())")
+        expectEqual(phone.rejected, refused)
         let counters = phone.counters(.healthkit)
-        #expect(counters.receivedMessages == taken)
-        #expect(counters.receivedBytes == takenBytes, "refused frames are not counted as received")
+        expectEqual(counters.receivedMessages, taken)
+        expectEqual(counters.receivedBytes, takenBytes, "refused frames are not counted as received")
     }
 }
 
@@ -322,23 +323,22 @@ struct HelloAndLinkBodyTests {
     @Test("a hello body has streams only; watchconnectivity may be left out, not null")  // R: K5
     func hello() {
         let streams: JSONObject = ["healthkit": "a", "cloudkit": "b"]
-        #expect(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(streams)]) == .hello)
+        expectEqual(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(streams)]), .hello)
         var withWC = streams
         withWC.append("watchconnectivity", "c")
-        #expect(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(withWC)]) == .hello)
+        expectEqual(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(withWC)]), .hello)
         var withNull = streams
         withNull.append("watchconnectivity", .null)
-        #expect(Self.refusedAsBadBody(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(withNull)])))
-        #expect(Self.refusedAsBadBody(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(streams), "extra": 1])))
+        expect(Self.refusedAsBadBody(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(withNull)])))
+        expect(Self.refusedAsBadBody(Self.outcome("hello", channel: nil, kind: "hello", body: ["streams": .object(streams), "extra": 1])))
     }
 
     @Test("a wc.link body's stream and settled come together or not at all")  // R: K5
     func link() {
-        #expect(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true]) == .link(reachable: true))
-        #expect(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "stream": "s", "settled": 3])
-                == .link(reachable: true))
-        #expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "stream": "s"])))
-        #expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "settled": 3])))
+        expectEqual(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true]), .link(reachable: true))
+        expectEqual(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "stream": "s", "settled": 3]), .link(reachable: true))
+        expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "stream": "s"])))
+        expect(Self.refusedAsBadBody(Self.outcome("wc.link", channel: "watchconnectivity", kind: "link", body: ["reachable": true, "settled": 3])))
     }
 }
 
@@ -356,9 +356,9 @@ struct ReceivedCountersTests {
         }
         let batch = try HealthObjectsBatch(body: envelope.body, limits: FrameFuzzer.limits)
         _ = phone.accept(envelope, bytes: frames[1].count, summary: batch.summary, now: now)
-        #expect(phone.receive(frames: frames, now: now).0 == .duplicate)
+        expectEqual(phone.receive(frames: frames, now: now).0, .duplicate)
         let counters = phone.counters(.healthkit)
-        #expect(counters.receivedMessages == 1 && counters.duplicatesDropped == 1)
-        #expect(counters.receivedBytes == 2 * frames[1].count)
+        expect(counters.receivedMessages == 1 && counters.duplicatesDropped == 1)
+        expectEqual(counters.receivedBytes, 2 * frames[1].count)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PairSimCore
 @testable import PairSimHealthExport
 import Testing
+import TestSupport
 
 /// Counts what an independent XML parser (Python's expat, as any tool reading a real export
 /// would) finds in an export: element by element and record type by type. Not Foundation's
@@ -67,28 +68,28 @@ struct HealthExportGeneratorTests {
         try data.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (parsed, version, dates) = try IndependentParse.parse(path)
-        #expect(parsed == counts)
-        #expect(version == "14")
+        expectEqual(parsed, counts)
+        expectEqual(version, "14")
         for type in ["HeartRate", "RestingHeartRate", "HeartRateVariabilitySDNN", "StepCount", "ActiveEnergyBurned",
                      "BodyMass", "BodyFatPercentage", "BodyMassIndex"] {
-            #expect((counts.records["HKQuantityTypeIdentifier" + type] ?? 0) > 0, "no \(type)")
+            expect((counts.records["HKQuantityTypeIdentifier" + type] ?? 0) > 0, "no \(type)")
         }
-        #expect((counts.records["HKCategoryTypeIdentifierSleepAnalysis"] ?? 0) >= 15 * 4)
-        #expect(counts.workouts >= 5 && counts.workouts <= 15 && counts.activitySummaries == 15)
+        expect((counts.records["HKCategoryTypeIdentifierSleepAnalysis"] ?? 0) >= 15 * 4)
+        expect(counts.workouts >= 5 && counts.workouts <= 15 && counts.activitySummaries == 15)
         // Weekly weigh-ins: days 0, 7 and 14.
-        #expect(counts.records["HKQuantityTypeIdentifierBodyMass"] == 3)
+        expectEqual(counts.records["HKQuantityTypeIdentifierBodyMass"], 3)
         // Heart rate every few minutes, every 5 s in workouts: hundreds a day.
-        #expect((counts.records["HKQuantityTypeIdentifierHeartRate"] ?? 0) > 15 * 250)
+        expect((counts.records["HKQuantityTypeIdentifierHeartRate"] ?? 0) > 15 * 250)
         // Dates as the export writes them.
-        #expect(!dates.isEmpty && dates.allSatisfy { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0100/) != nil })
-        #expect(dates.contains { $0.hasPrefix("2024-01-01 ") })
+        expect(!dates.isEmpty && dates.allSatisfy { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0100/) != nil })
+        expect(dates.contains { $0.hasPrefix("2024-01-01 ") })
     }
 
     @Test("the same options write the same bytes; another seed writes others")  // R: E2
     func deterministic() throws {
         let a = try Self.generate(.init(days: 3, seed: 1)).0
-        #expect(a == (try Self.generate(.init(days: 3, seed: 1)).0))
-        #expect(a != (try Self.generate(.init(days: 3, seed: 2)).0))
+        expectEqual(a, (try Self.generate(.init(days: 3, seed: 1)).0))
+        expect(a != (try Self.generate(.init(days: 3, seed: 2)).0))
     }
 
     @Test("calendar dates across month, leap-day and year ends")  // R: E2
@@ -96,10 +97,9 @@ struct HealthExportGeneratorTests {
         for (y, m, d) in [(1970, 1, 1), (2024, 2, 28), (2024, 2, 29), (2024, 3, 1), (2024, 12, 31), (2025, 1, 1), (2100, 3, 1)] {
             let days = CivilDate.days(y, m, d)
             let back = CivilDate.date(days)
-            #expect(back.0 == y && back.1 == m && back.2 == d)
+            expect(back.0 == y && back.1 == m && back.2 == d)
         }
-        #expect(CivilDate.days(2024, 3, 1) - CivilDate.days(2024, 2, 28) == 2)
-        #expect(HealthExportGenerator(.init(days: 1, seed: 1)).date(CivilDate.days(2024, 2, 29) * 86_400 + 3_661)
-                == "2024-02-29 01:01:01 +0000")
+        expectEqual(CivilDate.days(2024, 3, 1) - CivilDate.days(2024, 2, 28), 2)
+        expectEqual(HealthExportGenerator(.init(days: 1, seed: 1)).date(CivilDate.days(2024, 2, 29) * 86_400 + 3_661), "2024-02-29 01:01:01 +0000")
     }
 }

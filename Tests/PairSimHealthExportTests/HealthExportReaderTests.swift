@@ -2,6 +2,7 @@ import Foundation
 import PairSimCore
 @testable import PairSimHealthExport
 import Testing
+import TestSupport
 
 /// Reading exports for `import-health` (R: E1, E3).
 @Suite("Reading an Apple Health export")
@@ -43,7 +44,7 @@ struct HealthExportReaderTests {
                              file, entry, zip]
         try process.run()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        expectEqual(process.terminationStatus, 0)
     }
 
     @Test("a generated export reads back entry for entry what the generator wrote, type by type")  // R: E1, E2
@@ -52,21 +53,21 @@ struct HealthExportReaderTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let counts = try Self.export(dir + "/export.xml", days: 4, offset: 120)
         let (entries, tally) = try Self.readAll(HealthImportRequest(path: dir + "/export.xml"))
-        #expect(tally.taken == counts.byStoreType)
-        #expect(entries.count == counts.totalRecords + counts.workouts)
-        #expect(tally.unknown.isEmpty && tally.filtered == 0)
+        expectEqual(tally.taken, counts.byStoreType)
+        expectEqual(entries.count, counts.totalRecords + counts.workouts)
+        expect(tally.unknown.isEmpty && tally.filtered == 0)
         // Dates carry their offset: +0200 local midnight is 22:00 UTC the day before.
         let first = try #require(entries.first)
-        #expect((first.dayStart + 2 * 3_600_000) % 86_400_000 == 0 && first.offsetMinutes == 120)
+        expect((first.dayStart + 2 * 3_600_000) % 86_400_000 == 0 && first.offsetMinutes == 120)
         let workouts = entries.filter { if case .workout = $0.kind { true } else { false } }
-        #expect(workouts.count == counts.workouts)
+        expectEqual(workouts.count, counts.workouts)
         for workout in workouts {
             guard case .workout(let activity, let active, let energy) = workout.kind else { continue }
-            #expect(["running", "walking", "cycling", "strength", "yoga", "hiit"].contains(activity))
-            #expect(active.milliseconds > 0 && active.milliseconds <= workout.end - workout.start)
-            #expect((energy ?? 0) > 0, "the WorkoutStatistics energy is read")
+            expect(["running", "walking", "cycling", "strength", "yoga", "hiit"].contains(activity))
+            expect(active.milliseconds > 0 && active.milliseconds <= workout.end - workout.start)
+            expect((energy ?? 0) > 0, "the WorkoutStatistics energy is read")
         }
-        #expect(entries.allSatisfy { $0.source.name == "PairSim’s Apple Watch" || $0.source.name == "PairSim’s iPhone" || $0.source.name == "Withings" })
+        expect(entries.allSatisfy { $0.source.name == "PairSim’s Apple Watch" || $0.source.name == "PairSim’s iPhone" || $0.source.name == "Withings" })
     }
 
     @Test("the Health app's zip and the unzipped folder read the same as export.xml")  // R: E1
@@ -79,8 +80,8 @@ struct HealthExportReaderTests {
         let plain = try Self.readAll(HealthImportRequest(path: dir + "/apple_health_export/export.xml"))
         let zipped = try Self.readAll(HealthImportRequest(path: dir + "/export.zip"))
         let folder = try Self.readAll(HealthImportRequest(path: dir))
-        #expect(zipped.0 == plain.0 && folder.0 == plain.0)
-        #expect(!plain.0.isEmpty)
+        expect(zipped.0 == plain.0 && folder.0 == plain.0)
+        expect(!plain.0.isEmpty)
     }
 
     @Test("--since, --until and --types leave entries out and count them")  // R: E1
@@ -91,10 +92,10 @@ struct HealthExportReaderTests {
         let all = try Self.readAll(HealthImportRequest(path: dir + "/export.xml"))
         let some = try Self.readAll(HealthImportRequest(path: dir + "/export.xml", since: "2024-01-02", until: "2024-01-02",
                                                         types: [.sample(.heartRate), .workout]))
-        #expect(!some.0.isEmpty)
-        #expect(some.0.allSatisfy { $0.typeName == "heartRate" || $0.typeName == "workout" })
-        #expect(some.0.allSatisfy { $0.start >= CivilDate.days(2024, 1, 2) * 86_400_000 && $0.start < CivilDate.days(2024, 1, 3) * 86_400_000 })
-        #expect(some.0.count + some.1.filtered == all.0.count)
+        expect(!some.0.isEmpty)
+        expect(some.0.allSatisfy { $0.typeName == "heartRate" || $0.typeName == "workout" })
+        expect(some.0.allSatisfy { $0.start >= CivilDate.days(2024, 1, 2) * 86_400_000 && $0.start < CivilDate.days(2024, 1, 3) * 86_400_000 })
+        expectEqual(some.0.count + some.1.filtered, all.0.count)
     }
 
     @Test("record types PairSim does not model are counted and skipped; pounds and kilojoules are converted")  // R: E1
@@ -119,19 +120,19 @@ struct HealthExportReaderTests {
             """
         try xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         let (entries, tally) = try Self.readAll(HealthImportRequest(path: dir + "/export.xml"))
-        #expect(tally.unknown == ["HKQuantityTypeIdentifierDistanceWalkingRunning": 2])
-        #expect(entries.count == 2, "a Record inside a Correlation is not read as a sample of its own")
+        expectEqual(tally.unknown, ["HKQuantityTypeIdentifierDistanceWalkingRunning": 2])
+        expectEqual(entries.count, 2, "a Record inside a Correlation is not read as a sample of its own")
         guard entries.count == 2, case .sample(.bodyMass, let kg) = entries[0].kind, case .sample(.activeEnergyBurned, let kcal) = entries[1].kind else {
             Issue.record("\(entries)")
             return
         }
-        #expect(abs(kg - 68.0388555) < 1e-6 && abs(kcal - 100) < 1e-9)
-        #expect(entries[0].source.name == "Scale with a rather long")
+        expect(abs(kg - 68.0388555) < 1e-6 && abs(kcal - 100) < 1e-9)
+        expectEqual(entries[0].source.name, "Scale with a rather long")
         // A name is cut before the first character that does not fit, never around it; the app
         // group's own names are never taken by another source.
-        #expect(ObjectSource(truncating: "Maximilian’s Apple Watch").name == "Maximilian’s Apple Wat")
-        #expect(ObjectSource(truncating: "Twenty-two bytes long!’s Watch").name == "Twenty-two bytes long!")
-        #expect(ObjectSource(truncating: "watch").name == "watch (export)" && !ObjectSource(truncating: "phone-app").isOwnAppGroup)
+        expectEqual(ObjectSource(truncating: "Maximilian’s Apple Watch").name, "Maximilian’s Apple Wat")
+        expectEqual(ObjectSource(truncating: "Twenty-two bytes long!’s Watch").name, "Twenty-two bytes long!")
+        expect(ObjectSource(truncating: "watch").name == "watch (export)" && !ObjectSource(truncating: "phone-app").isOwnAppGroup)
     }
 
     /// One bad line in a good export, and what the reader must say about it.
@@ -156,7 +157,7 @@ struct HealthExportReaderTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let good = try twoDays.get()
         let bad = change(good)
-        #expect(bad != good, "\(name): the change did not apply")
+        expect(bad != good, "\(name): the change did not apply")
         try bad.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         let line = firstDifferentLine(good, bad)
         do {
@@ -212,9 +213,9 @@ struct HealthExportReaderTests {
         // Where the files first differ: the line the reader must name.
         let (refused, line, path) = try Self.refusal("bad\(index)", name, change)
         guard let error = refused else { Issue.record("\(name): read without an error"); return }
-        #expect(error.message.contains(says), "\(name): \(error.message)")
-        #expect(error.message.contains(path + " line "), "\(name): \(error.message)")
-        #expect(error.line == line && (error.column ?? 0) > 0, "\(name): \(error.message)")
+        expect(error.message.contains(says), "\(name): \(error.message)")
+        expect(error.message.contains(path + " line "), "\(name): \(error.message)")
+        expect(error.line == line && (error.column ?? 0) > 0, "\(name): \(error.message)")
     }
 
     @Test("a truncated export.xml or zip, a missing file and a zip without export.xml are refused by name")  // R: E3
@@ -238,7 +239,7 @@ struct HealthExportReaderTests {
                 _ = try Self.readAll(HealthImportRequest(path: dir + "/" + file))
                 Issue.record("\(file): read without an error")
             } catch {
-                #expect(error.message.contains(says), "\(file): \(error.message)")
+                expect(error.message.contains(says), "\(file): \(error.message)")
             }
         }
     }
@@ -290,10 +291,10 @@ struct HealthExportHalvesTests {
         let text = try String(contentsOfFile: dir + "/export.xml", encoding: .utf8)
         let whole = Self.read(dir + "/export.xml", parallelFrom: .max)
         let halves = Self.read(dir + "/export.xml", parallelFrom: 1)
-        #expect(whole.error == nil && halves.error == nil)
-        #expect(halves.halves && !whole.halves)
-        #expect(!whole.entries.isEmpty && halves.entries == whole.entries && halves.tally == whole.tally)
-        #expect(whole.rewound == whole.entries && halves.rewound == whole.entries)
+        expect(whole.error == nil && halves.error == nil)
+        expect(halves.halves && !whole.halves)
+        expect(!whole.entries.isEmpty && halves.entries == whole.entries && halves.tally == whole.tally)
+        expect(whole.rewound == whole.entries && halves.rewound == whole.entries)
 
         // A bad value in the second half: the same message, line and column.
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -303,8 +304,8 @@ struct HealthExportHalvesTests {
         bad[target] = Substring(String(lines[target]).replacingFirst(#/(value=")[0-9.]+"/#, with: "$1999\""))
         try bad.joined(separator: "\n").write(toFile: dir + "/late.xml", atomically: true, encoding: .utf8)
         let oneLate = Self.read(dir + "/late.xml", parallelFrom: .max), twoLate = Self.read(dir + "/late.xml", parallelFrom: 1)
-        #expect(oneLate.error != nil && twoLate.error == oneLate.error, "\(String(describing: twoLate.error)) vs \(String(describing: oneLate.error))")
-        #expect(oneLate.error?.line == target + 1)
+        expect(oneLate.error != nil && twoLate.error == oneLate.error, "\(String(describing: twoLate.error)) vs \(String(describing: oneLate.error))")
+        expectEqual(oneLate.error?.line, target + 1)
 
         // The middle of the file inside a comment: the first half does not end cleanly, and the
         // reader reads on by itself.
@@ -318,9 +319,9 @@ struct HealthExportHalvesTests {
         commented[close] = commented[close] + "-->"
         try commented.joined(separator: "\n").write(toFile: dir + "/commented.xml", atomically: true, encoding: .utf8)
         let oneCommented = Self.read(dir + "/commented.xml", parallelFrom: .max), twoCommented = Self.read(dir + "/commented.xml", parallelFrom: 1)
-        #expect(oneCommented.error == nil && twoCommented.error == nil)
-        #expect(!twoCommented.halves, "the split fell inside the comment")
-        #expect(twoCommented.entries == oneCommented.entries && twoCommented.tally == oneCommented.tally)
-        #expect(oneCommented.entries.count < whole.entries.count)
+        expect(oneCommented.error == nil && twoCommented.error == nil)
+        expect(!twoCommented.halves, "the split fell inside the comment")
+        expect(twoCommented.entries == oneCommented.entries && twoCommented.tally == oneCommented.tally)
+        expect(oneCommented.entries.count < whole.entries.count)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PairSimCore
 @testable import PairSimHealthExport
 import Testing
+import TestSupport
 
 /// Hostile exports are harmless (R: E4): out-of-range values, control characters, numbers outside
 /// the documented grammar, huge values and special files are refused, with file, line and column,
@@ -33,18 +34,18 @@ struct HostileExportTests {
         let (name, change, says) = Self.hostile[index]
         let (refused, _, path) = try HealthExportReaderTests.refusal("hostile\(index)", name, change)
         guard let error = refused else { Issue.record("\(name): read without an error"); return }
-        #expect(error.message.contains(says), "\(name): \(error.message)")
-        #expect(error.message.contains(path + " line ") && (error.line ?? 0) > 0 && (error.column ?? 0) > 0, "\(name): \(error.message)")
+        expect(error.message.contains(says), "\(name): \(error.message)")
+        expect(error.message.contains(path + " line ") && (error.line ?? 0) > 0 && (error.column ?? 0) > 0, "\(name): \(error.message)")
     }
 
     @Test("numbers in the documented grammar are taken: 72, -0.5 kg changes aside, 1.5e2, 1E-2")  // R: E4
     func numberGrammar() {
         for (text, value) in [("72", 72.0), ("-0.5", -0.5), ("1.5e2", 150), ("1E-2", 0.01), ("0072", 72)] {
             let bytes = Array(text.utf8)
-            #expect(bytes.withUnsafeBufferPointer { HealthExportReader.number($0) } == value, "\(text)")
+            expectEqual(bytes.withUnsafeBufferPointer { HealthExportReader.number($0) }, Optional(value), "\(text)")
         }
         for text in ["0x48", "+72", "72.", ".5", "1e", "1e+", " 72", "72 ", "inf", "nan", "1_000", "٧٢"] {
-            #expect(Array(text.utf8).withUnsafeBufferPointer { HealthExportReader.number($0) } == nil, "\(text)")
+            expectEqual(Array(text.utf8).withUnsafeBufferPointer { HealthExportReader.number($0) }, nil, "\(text)")
         }
     }
 
@@ -57,7 +58,7 @@ struct HostileExportTests {
         let huge = String(repeating: "9", count: 2_000_000)
         try good.replacingFirst(#/(HeartRate" [^>]*? value=")[0-9.]+"/#, with: "$1\(huge)x\"").write(toFile: dir + "/value.xml", atomically: true, encoding: .utf8)
         do { _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/value.xml")); Issue.record("read") } catch {
-            #expect(error.message.utf8.count < 500, "\(error.message.utf8.count) bytes")
+            expect(error.message.utf8.count < 500, "\(error.message.utf8.count) bytes")
         }
         var unknown = ""
         for index in 0..<300 {
@@ -65,9 +66,9 @@ struct HostileExportTests {
         }
         try good.replacingFirst("</HealthData>", unknown + "</HealthData>").write(toFile: dir + "/unknown.xml", atomically: true, encoding: .utf8)
         let (_, tally) = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/unknown.xml"))
-        #expect(tally.unknown.count == 101, "100 names and the rest together")
-        #expect(tally.unknown["(other types)"] == 200)
-        #expect(tally.unknown.keys.allSatisfy { $0.utf8.count <= 64 + 3 }, "each name cut to 64 bytes and …")
+        expectEqual(tally.unknown.count, 101, "100 names and the rest together")
+        expectEqual(tally.unknown["(other types)"], 200)
+        expect(tally.unknown.keys.allSatisfy { $0.utf8.count <= 64 + 3 }, "each name cut to 64 bytes and …")
     }
 
     @Test("a named pipe, a device and a folder without export.xml are refused at once")  // R: E4
@@ -75,11 +76,11 @@ struct HostileExportTests {
         let dir = try HealthExportReaderTests.directory("special")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let fifo = dir + "/export.xml"
-        #expect(mkfifo(fifo, 0o600) == 0)
+        expectEqual(mkfifo(fifo, 0o600), 0)
         let started = ContinuousClock.now
         for path in [fifo, dir, "/dev/zero"] {
             do { _ = try HealthExportReader(HealthImportRequest(path: path)); Issue.record("\(path) was opened") } catch {
-                #expect(error.message.contains("not a regular file"), "\(path): \(error.message)")
+                expect(error.message.contains("not a regular file"), "\(path): \(error.message)")
             }
         }
         // Not a timing assertion: a pipe opened the old way blocked for ever, so this would never return.
@@ -99,19 +100,19 @@ struct HostileExportTests {
         try bad.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         let lines = bad.split(separator: "\n", omittingEmptySubsequences: false)
         let badLines = lines.indices.filter { lines[$0].contains("value=\"seventy\"") || lines[$0].contains("unit=\"KG\"") }.map { $0 + 1 }
-        #expect(badLines.count == 2)
+        expectEqual(badLines.count, 2)
         do {
             _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml"))
             Issue.record("read without an error")
         } catch {
-            #expect(error.message.contains("--skip-invalid imports the rest without it") && error.line == badLines.first, "\(error.message)")
+            expect(error.message.contains("--skip-invalid imports the rest without it") && error.line == badLines.first, "\(error.message)")
         }
         let (entries, tally) = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml", skipInvalid: true))
-        #expect(entries.count == all.count - 2)
-        #expect(tally.skipped == 2)
-        #expect(tally.skippedRecords.map { Int($0.split(separator: ",")[0].dropFirst(5)) } == badLines.map(Optional.some), "\(tally.skippedRecords)")
-        #expect(tally.skippedRecords.first?.contains("value \"seventy\" is not a number") == true)
-        #expect(tally.skippedRecords.last?.contains("unit \"KG\"") == true)
+        expectEqual(entries.count, all.count - 2)
+        expectEqual(tally.skipped, 2)
+        expectEqual(tally.skippedRecords.map { Int($0.split(separator: ",")[0].dropFirst(5)) }, badLines.map(Optional.some), "\(tally.skippedRecords)")
+        expectEqual(tally.skippedRecords.first?.contains("value \"seventy\" is not a number"), true)
+        expectEqual(tally.skippedRecords.last?.contains("unit \"KG\""), true)
         // Broken XML is not a record: it still ends the import.
         try bad.replacingFirst("<Record ", "<Record <").write(toFile: dir + "/broken.xml", atomically: true, encoding: .utf8)
         #expect(throws: HealthExportError.self) { try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/broken.xml", skipInvalid: true)) }
@@ -152,7 +153,7 @@ struct HostileExportTests {
             try Self.write(token, megabytes: 8, to: path)
             let started = ContinuousClock.now
             let (entries, _) = try HealthExportReaderTests.readAll(HealthImportRequest(path: path))
-            #expect(entries.count == 1, "\(token.name)")
+            expectEqual(entries.count, 1, "\(token.name)")
             print("\(token.name), 8 MB: \(ContinuousClock.now - started)")
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -164,7 +165,7 @@ struct HostileExportTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.write(Self.hugeTokens()[2], megabytes: 65, to: dir + "/export.xml") // a comment
         do { _ = try HealthExportReaderTests.readAll(HealthImportRequest(path: dir + "/export.xml")); Issue.record("read") } catch {
-            #expect(error.message.contains("markup longer than 64 MB") && error.line == 3 && error.column == 1, "\(error.message)")
+            expect(error.message.contains("markup longer than 64 MB") && error.line == 3 && error.column == 1, "\(error.message)")
         }
         try? FileManager.default.removeItem(atPath: dir + "/export.xml")
     }

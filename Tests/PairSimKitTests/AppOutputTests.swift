@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 @testable import PairSimKit
 
@@ -24,15 +25,15 @@ struct AppOutputTests {
             }
             return "ok"
         }) }, actions: [UserActionSpec("talk", "", ""), UserActionSpec("more", "", "")])
-        #expect(phone.command("foreground").ok)
-        #expect(phone.command("talk").reply == "ok")
+        expect(phone.command("foreground").ok)
+        expectEqual(phone.command("talk").reply, "ok")
         phone.advance(.seconds(10))
         _ = phone.command("more")
         phone.advance(.seconds(10))
         let lines = phone.named("app.print").map { "\($0.at.milliseconds / 1000) \($0["stream"]?.stringValue ?? "out") \($0["text"]?.stringValue ?? "")" }
         // A line left unended ends where the other stream writes, as a terminal would show it.
-        #expect(lines == ["0 out steps: 1200 hr: 61.5", "0 out \"quoted\"", "0 out part one, ", "0 stderr to stderr", "0 out ▿ 1 element", "0 out   - 1",
+        expectEqual(lines, ["0 out steps: 1200 hr: 61.5", "0 out \"quoted\"", "0 out part one, ", "0 stderr to stderr", "0 out ▿ 1 element", "0 out   - 1",
                           "10 out unended part two", "15 out after the sleep"])
-        #expect(phone.named("app.print").allSatisfy { $0.byApp })
+        expect(phone.named("app.print").allSatisfy { $0.byApp })
     }
 }

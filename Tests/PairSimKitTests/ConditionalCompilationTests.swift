@@ -1,6 +1,7 @@
 import Foundation
 import PairSimKit
 import Testing
+import TestSupport
 
 /// docs/APPS.md's recipe for code under `#if os(iOS)` (R: A15): on Linux `os(iOS)` is false, so a
 /// delegate method inside it silently disappears; `|| PAIRSIM_IOS`, defined by the package that
@@ -26,6 +27,6 @@ struct ConditionalCompilationTests {
         let asDelegate: any WCSessionDelegate = delegate
         asDelegate.sessionDidDeactivate(WCSession.default)
         asDelegate.sessionDidBecomeInactive(WCSession.default)
-        #expect(delegate.calls == ["sessionDidDeactivate"], "the os(iOS)-only one fell to PairSimKit's default, as docs/APPS.md warns")
+        expectEqual(delegate.calls, ["sessionDidDeactivate"], "the os(iOS)-only one fell to PairSimKit's default, as docs/APPS.md warns")
     }
 }

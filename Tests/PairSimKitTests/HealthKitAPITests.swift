@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 @testable import PairSimKit
 
@@ -15,9 +16,9 @@ struct HealthKitAPITests {
         var phone = Phone({ ScriptedApp(log: ScriptedApp.Log(), perform: { app, _ in try await body(app.store) }) },
                           actions: [UserActionSpec("probe", "", "run the test's code")])
         setup(&phone)
-        #expect(phone.command("foreground").ok)
+        expect(phone.command("foreground").ok)
         let result = phone.command("probe")
-        #expect(result.ok, "\(result.reply)")
+        expect(result.ok, "\(result.reply)")
         return result.reply
     }
 
@@ -58,7 +59,7 @@ struct HealthKitAPITests {
             ].map { $0.map { String(Int($0)) }.joined(separator: ",") }.joined(separator: " | ")
         }
         // Overlapping [2 min, 4 min] takes the samples at 2, 3 and 4 min; strictly starting in [2, 4) takes 2 and 3.
-        #expect(reply == "60,70,80,90,100 | 70,80,90 | 70,80 | 80,90 | 70,80,100 | 70,90 | 100,90 | 90")
+        expectEqual(reply, "60,70,80,90,100 | 70,80,90 | 70,80 | 80,90 | 70,80,100 | 70,90 | 100,90 | 90")
     }
 
     @Test("HKStatisticsQuery and HKStatisticsCollectionQuery: sums split by day, discrete averages, minimum and maximum")  // R: A13
@@ -94,7 +95,7 @@ struct HealthKitAPITests {
             let none = try await HKStatisticsQueryDescriptor(predicate: .quantitySample(type: HKQuantityType(.bodyMass)), options: .discreteAverage).result(for: store)
             return "\(day) \(heart) \(none == nil ? "nil" : "?")"
         }
-        #expect(reply == "0:1000,1:2500 75/60/90 nil")
+        expectEqual(reply, "0:1000,1:2500 75/60/90 nil")
     }
 
     @Test("anchored queries: a page at a time with a limit, deletions included, the anchor archived with NSKeyedArchiver")  // R: A13
@@ -110,12 +111,12 @@ struct HealthKitAPITests {
                 // Kept as HealthKit code keeps it.
                 let data = try NSKeyedArchiver.archivedData(withRootObject: result.newAnchor, requiringSecureCoding: true)
                 anchor = try NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from: data)
-                #expect(anchor == result.newAnchor)
+                expectEqual(anchor, result.newAnchor)
                 if result.addedSamples.isEmpty { break }
             } while pages.count < 10
             return pages.joined(separator: " | ")
         }
-        #expect(reply == "60,61 | 62,63 | 64 | ")
+        expectEqual(reply, "60,61 | 62,63 | 64 | ")
     }
 
     @Test("a save batch split across pages keeps every sample once")  // R: A13
@@ -132,13 +133,13 @@ struct HealthKitAPITests {
             let page = store.anchoredObjects(.sample(.heartRate), since: anchor, limit: 2)
             seen += page.samples.map(\.value)
             if page.samples.isEmpty { break }
-            #expect(page.samples.count <= 2)
+            expect(page.samples.count <= 2)
             anchor = page.anchor
         }
-        #expect(seen == [60, 61, 62, 63, 64])
+        expectEqual(seen, [60, 61, 62, 63, 64])
         // A plain anchor from before keeps its meaning: everything after that save.
-        #expect(store.anchoredObjects(.sample(.heartRate), since: 0).samples.count == 5)
-        #expect(store.anchoredObjects(.sample(.heartRate), since: store.anchor).samples.isEmpty)
+        expectEqual(store.anchoredObjects(.sample(.heartRate), since: 0).samples.count, 5)
+        expect(store.anchoredObjects(.sample(.heartRate), since: store.anchor).samples.isEmpty)
     }
 
     @Test("HKUnit: HealthKit's strings, arithmetic and conversions", arguments: [
@@ -148,27 +149,27 @@ struct HealthKitAPITests {
     ])  // R: A13
     func units(from: String, value: Double, to: String, expected: Double) {
         let converted = HKQuantity(unit: HKUnit(from: from), doubleValue: value).doubleValue(for: HKUnit(from: to))
-        #expect(abs(converted - expected) < 1e-6 * max(1, abs(expected)), "\(value) \(from) = \(converted) \(to)")
-        #expect(HKUnit.count().unitDivided(by: .minute()) == HKUnit(from: "count/min"))
-        #expect(HKUnit.secondUnit(with: .milli).unitString == "ms" && HKUnit.literUnit(with: .milli).unitString == "mL")
-        #expect(!HKQuantity(unit: .count(), doubleValue: 1).is(compatibleWith: .second()))
+        expect(abs(converted - expected) < 1e-6 * max(1, abs(expected)), "\(value) \(from) = \(converted) \(to)")
+        expectEqual(HKUnit.count().unitDivided(by: .minute()), HKUnit(from: "count/min"))
+        expect(HKUnit.secondUnit(with: .milli).unitString == "ms" && HKUnit.literUnit(with: .milli).unitString == "mL")
+        expect(!HKQuantity(unit: .count(), doubleValue: 1).is(compatibleWith: .second()))
     }
 
     @Test("types, errors and objects: non-failable types for every identifier, Apple's error codes, queries as set members")  // R: A13
     func typesAndErrors() {
-        #expect(HKQuantityType(.oxygenSaturation).identifier == "HKQuantityTypeIdentifierOxygenSaturation")
-        #expect(HKQuantityType(.oxygenSaturation).core == nil && HKQuantityType(.heartRate).core != nil)
-        #expect(HKQuantityType(.stepCount).aggregationStyle == .cumulative && HKQuantityType(.heartRate).aggregationStyle != .cumulative)
-        #expect(HKError.Code.errorDatabaseInaccessible.rawValue == 6 && HKError.Code.errorNoData.rawValue == 11)
+        expectEqual(HKQuantityType(.oxygenSaturation).identifier, "HKQuantityTypeIdentifierOxygenSaturation")
+        expect(HKQuantityType(.oxygenSaturation).core == nil && HKQuantityType(.heartRate).core != nil)
+        expect(HKQuantityType(.stepCount).aggregationStyle == .cumulative && HKQuantityType(.heartRate).aggregationStyle != .cumulative)
+        expect(HKError.Code.errorDatabaseInaccessible.rawValue == 6 && HKError.Code.errorNoData.rawValue == 11)
         let error: Error = HKError(.errorDatabaseInaccessible)
-        #expect((error as NSError).domain == HKErrorDomain && (error as NSError).code == 6)
-        #expect(HKError(_nsError: error as NSError).code == .errorDatabaseInaccessible)
+        expect((error as NSError).domain == HKErrorDomain && (error as NSError).code == 6)
+        expectEqual(HKError(_nsError: error as NSError).code, .errorDatabaseInaccessible)
         let a = HKObserverQuery(sampleType: Self.hr, predicate: nil) { _, done, _ in done() }
         let b = HKObserverQuery(sampleType: Self.hr, predicate: nil) { _, done, _ in done() }
-        #expect(Set<HKQuery>([a, b, a]).count == 2, "queries are equal only to themselves")
-        #expect("\(a)".contains("HKQuantityTypeIdentifierHeartRate"))
-        #expect(HKWorkoutActivityType.running.rawValue == 37 && HKWorkoutActivityType.other.rawValue == 3000)
-        #expect(HKSource.default().bundleIdentifier == "com.pairsim.app")
+        expectEqual(Set<HKQuery>([a, b, a]).count, 2, "queries are equal only to themselves")
+        expect("\(a)".contains("HKQuantityTypeIdentifierHeartRate"))
+        expect(HKWorkoutActivityType.running.rawValue == 37 && HKWorkoutActivityType.other.rawValue == 3000)
+        expectEqual(HKSource.default().bundleIdentifier, "com.pairsim.app")
     }
 
     @Test("observer queries honour their predicate; one query for several types hears which changed")  // R: A13
@@ -186,19 +187,19 @@ struct HealthKitAPITests {
                 done()
             })
         }) })
-        #expect(phone.command("foreground").ok)
+        expect(phone.command("foreground").ok)
         let started = log.lines
-        #expect(started.sorted() == ["high", "types HKQuantityTypeIdentifierHeartRate", "types HKQuantityTypeIdentifierStepCount"], "each starts once")
+        expectEqual(started.sorted(), ["high", "types HKQuantityTypeIdentifierHeartRate", "types HKQuantityTypeIdentifierStepCount"], "each starts once")
         log.lines = []
         phone.advance(.minutes(1)); phone.arrive(.heartRate, 70)
-        #expect(log.lines == ["types HKQuantityTypeIdentifierHeartRate"], "70 bpm is not for the ≥ 100 observer")
+        expectEqual(log.lines, ["types HKQuantityTypeIdentifierHeartRate"], "70 bpm is not for the ≥ 100 observer")
         log.lines = []
         phone.advance(.minutes(1)); phone.arrive(.heartRate, 120)
-        #expect(log.lines.sorted() == ["high", "types HKQuantityTypeIdentifierHeartRate"])
+        expectEqual(log.lines.sorted(), ["high", "types HKQuantityTypeIdentifierHeartRate"])
         log.lines = []
         phone.advance(.minutes(1)); phone.arrive(.stepCount, 500)
-        #expect(log.lines == ["types HKQuantityTypeIdentifierStepCount"])
-        #expect(phone.named("bgdelivery.missed").isEmpty && phone.named("observer.completion.skipped").isEmpty)
+        expectEqual(log.lines, ["types HKQuantityTypeIdentifierStepCount"])
+        expect(phone.named("bgdelivery.missed").isEmpty && phone.named("observer.completion.skipped").isEmpty)
     }
 
     @Test("saving a type PairSim does not store fails with errorInvalidArgument and is reported")  // R: A13
@@ -213,9 +214,9 @@ struct HealthKitAPITests {
                 return "\(error.code == .errorInvalidArgument)"
             }
         }) }, actions: [UserActionSpec("probe", "", "")])
-        #expect(phone.command("foreground").ok)
-        #expect(phone.command("probe").reply == "true")
-        #expect(phone.named("app.misbehaved").contains { $0["kind"] == "unsupported" })
+        expect(phone.command("foreground").ok)
+        expectEqual(phone.command("probe").reply, "true")
+        expect(phone.named("app.misbehaved").contains { $0["kind"] == "unsupported" })
     }
 }
 
@@ -225,18 +226,18 @@ struct HealthKitAPITests {
 struct WCPayloadTests {
     @Test("NSNull and UUID are refused; dates and data cross and come back as Date and Data")  // R: F6
     func propertyListsOnly() {
-        #expect(WCPayload.json(["a": NSNull()]) == nil)
-        #expect(WCPayload.json(["id": UUID()]) == nil, "a UUID is not a property-list type: send its uuidString")
-        #expect(WCPayload.json(["list": [1, NSNull()]]) == nil)
+        expectEqual(WCPayload.json(["a": NSNull()]), nil)
+        expectEqual(WCPayload.json(["id": UUID()]), nil, "a UUID is not a property-list type: send its uuidString")
+        expectEqual(WCPayload.json(["list": [1, NSNull()]]), nil)
         let date = Date(timeIntervalSince1970: 1_700_000_000.5), data = Data([0, 1, 2, 255])
         guard let json = WCPayload.json(["when": date, "bytes": data, "name": "run", "n": 3, "nested": ["when": date]]) else {
             Issue.record("a property-list payload was refused")
             return
         }
         let back = WCPayload.dictionary(json)
-        #expect(back["when"] as? Date == date)
-        #expect(back["bytes"] as? Data == data)
-        #expect(back["name"] as? String == "run" && back["n"] as? Int == 3)
-        #expect((back["nested"] as? [String: Any])?["when"] as? Date == date)
+        expectEqual(back["when"] as? Date, date)
+        expectEqual(back["bytes"] as? Data, data)
+        expect(back["name"] as? String == "run" && back["n"] as? Int == 3)
+        expect((back["nested"] as? [String: Any])?["when"] as? Date == date)
     }
 }

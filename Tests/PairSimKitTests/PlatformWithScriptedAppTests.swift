@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 @testable import PairSimKit
 
@@ -32,17 +33,17 @@ struct PlatformWithScriptedAppTests {
                 }
             })
         })
-        #expect(log.lines == ["sample none error none", "anchored +0 -0"], "the execute callback")
+        expectEqual(log.lines, ["sample none error none", "anchored +0 -0"], "the execute callback")
         phone.advance(.minutes(2))
         let sample = phone.arrive(.heartRateVariabilitySDNN, 48)
         phone.advance(.seconds(10))
         phone.arrive(.heartRateVariabilitySDNN, 52)
         phone.advance(.seconds(10))
         phone.delete(sample)
-        #expect(log.lines.suffix(6) == ["sample 48.0 error none", "anchored +1 -0", "sample 52.0 error none", "anchored +1 -0",
+        expectEqual(log.lines.suffix(6), ["sample 48.0 error none", "anchored +1 -0", "sample 52.0 error none", "anchored +1 -0",
                                         "sample 52.0 error none", "anchored +0 -1"])
-        #expect(phone.node.platform.counters.queries == 8)
-        #expect(phone.node.platform.counters.objectsRead == 6, "three newest samples, two added, one deleted")
+        expectEqual(phone.node.platform.counters.queries, 8)
+        expectEqual(phone.node.platform.counters.objectsRead, 6, "three newest samples, two added, one deleted")
     }
 
     @Test("async code with actors, async let and the app's clock gives the same bytes every run")  // R: A5
@@ -78,26 +79,26 @@ struct PlatformWithScriptedAppTests {
             }
             phone.advance(.minutes(1))
             let slept = phone.named("test.slept")
-            #expect(slept.count == 12)
-            #expect(slept.map(\.at) == slept.map(\.at).sorted(), "in emulated-time order")
-            #expect(slept.filter { !$0.byApp }.isEmpty)
+            expectEqual(slept.count, 12)
+            expectEqual(slept.map(\.at), slept.map(\.at).sorted(), "in emulated-time order")
+            expect(slept.filter { !$0.byApp }.isEmpty)
             return phone.bytes
         }
         let first = run(), second = run()
-        #expect(first.count > 1_000)
-        #expect(first == second)
+        expect(first.count > 1_000)
+        expectEqual(first, second)
     }
 
     @Test("an app that never completes: backoff, then delivery stops; the platform keeps running")  // R: A6, O5
     func neverCompletes() {
         var phone = Phone({ ScriptedApp(log: ScriptedApp.Log(), onLaunch: { app, _ in app.observe([Self.hrv]) }, onUpdate: { _, _, _ in }) })
-        #expect(phone.command("background").ok)
+        expect(phone.command("background").ok)
         phone.advance(.minutes(1))
         phone.arrive(.heartRateVariabilitySDNN, 47)
         phone.advance(.minutes(10))
-        #expect(phone.named("bgdelivery.missed").count == 3)
-        #expect(phone.named("bgdelivery.stopped").count == 1)
-        #expect(phone.command("status").ok)
+        expectEqual(phone.named("bgdelivery.missed").count, 3)
+        expectEqual(phone.named("bgdelivery.stopped").count, 1)
+        expect(phone.command("status").ok)
     }
 
     @Test("a UI action that throws is refused with the app's error; one the app does not offer is unknown")  // R: A6, P3
@@ -105,11 +106,11 @@ struct PlatformWithScriptedAppTests {
         var phone = Phone({ ScriptedApp(log: ScriptedApp.Log()) },
                           actions: [UserActionSpec("fail", "<why>", "refuse"), UserActionSpec("ok", "", "succeed")])
         let refused = phone.command("fail because")
-        #expect(!refused.ok && refused.reply.contains("the app refused: because"))
-        #expect(phone.command("ok").reply == "done ok")
-        #expect(!phone.command("fly").ok)
-        #expect(phone.command("background").ok)
-        #expect(phone.command("ok").reply.contains("not on screen"))
+        expect(!refused.ok && refused.reply.contains("the app refused: because"))
+        expectEqual(phone.command("ok").reply, "done ok")
+        expect(!phone.command("fly").ok)
+        expect(phone.command("background").ok)
+        expect(phone.command("ok").reply.contains("not on screen"))
     }
 
     @Test("Task { }, Task.detached, main-actor code and Task.sleep run on the app's executor, in order, in emulated time")  // R: A5, A14
@@ -133,17 +134,17 @@ struct PlatformWithScriptedAppTests {
         phone.arrive(.heartRateVariabilitySDNN, 45)
         // Within each delivery, in the order they were started: no thread of Swift's was involved.
         let names = phone.events.map(\.name).filter { $0.hasPrefix("test.") }
-        #expect(names == ["test.task", "test.detached", "test.main", "test.task", "test.detached", "test.main"], "\(names)")
-        #expect(phone.named("test.main").allSatisfy { $0["main"] == .bool(true) })
-        #expect(phone.named("test.slept").isEmpty, "90 emulated seconds have not passed")
+        expectEqual(names, ["test.task", "test.detached", "test.main", "test.task", "test.detached", "test.main"], "\(names)")
+        expect(phone.named("test.main").allSatisfy { $0["main"] == .bool(true) })
+        expect(phone.named("test.slept").isEmpty, "90 emulated seconds have not passed")
         phone.advance(.seconds(89))
-        #expect(phone.named("test.slept").isEmpty)
+        expect(phone.named("test.slept").isEmpty)
         phone.advance(.seconds(2))
         let slept = phone.named("test.slept")
-        #expect(slept.count == 2)
+        expectEqual(slept.count, 2)
         // Date() read emulated time in the app: exactly the 90 s slept.
-        #expect(slept.allSatisfy { $0["seconds"] == .double(90) }, "\(slept)")
-        #expect(phone.named("app.misbehaved").isEmpty)
+        expect(slept.allSatisfy { $0["seconds"] == .double(90) }, "\(slept)")
+        expect(phone.named("app.misbehaved").isEmpty)
     }
 
     /// `MainActor.assumeIsolated` from synchronous code: it asks the main executor, which says yes
@@ -165,9 +166,9 @@ struct PlatformWithScriptedAppTests {
             phone.arrive(.heartRateVariabilitySDNN, 45)
         }
         let report = phone.named("app.misbehaved").first
-        #expect(report?["kind"]?.stringValue == "nondeterministic")
-        #expect(phone.named("test.stray").isEmpty, "the stray call was dropped")
-        #expect(phone.node.platform.counters.misbehaviours >= 1)
+        expectEqual(report?["kind"]?.stringValue, "nondeterministic")
+        expect(phone.named("test.stray").isEmpty, "the stray call was dropped")
+        expect(phone.node.platform.counters.misbehaviours >= 1)
     }
 
     @Test("the app's defaults outlive its process; its memory does not")  // R: A2, L1
@@ -180,11 +181,11 @@ struct PlatformWithScriptedAppTests {
                 log.lines.append("launch \(launches)")
             })
         })
-        #expect(phone.command("background").ok)
+        expect(phone.command("background").ok)
         phone.advance(.minutes(1))
-        #expect(phone.command("terminate").ok)
-        #expect(phone.command("foreground").ok)
-        #expect(log.lines == ["launch 1", "launch 2"])
+        expect(phone.command("terminate").ok)
+        expect(phone.command("foreground").ok)
+        expectEqual(log.lines, ["launch 1", "launch 2"])
     }
 
     @Test("a denied type's data from another source never reaches the app; its own saves do")  // R: H3
@@ -202,8 +203,8 @@ struct PlatformWithScriptedAppTests {
         phone.advance(.minutes(2))
         phone.arrive(.heartRateVariabilitySDNN, 50)
         phone.arrive(.heartRateVariabilitySDNN, 51, source: .phoneApp)
-        #expect(log.lines == ["sees 0", "sees 1"], "the execute callback, then only the app's own sample")
-        #expect(phone.named("hk.hidden").count == 1)
+        expectEqual(log.lines, ["sees 0", "sees 1"], "the execute callback, then only the app's own sample")
+        expectEqual(phone.named("hk.hidden").count, 1)
     }
 
     @Test("what the watch would refuse on the wire is refused at the API: a 300-byte exercise name, 60,000 kcal")  // R: K2, K3
@@ -222,14 +223,14 @@ struct PlatformWithScriptedAppTests {
                 ])
             })
         })
-        #expect(log.lines.count == 1 && log.lines[0].hasPrefix("workout false"), "\(log.lines)")
+        expect(log.lines.count == 1 && log.lines[0].hasPrefix("workout false"), "\(log.lines)")
         let failed = phone.named("hk.save.failed")
-        #expect(failed.count == 1 && failed[0]["reason"]?.stringValue?.contains("activeEnergy") == true, "\(failed.map(\.humanLine))")
+        expect(failed.count == 1 && failed[0]["reason"]?.stringValue?.contains("activeEnergy") == true, "\(failed.map(\.humanLine))")
         let misbehaved = phone.named("app.misbehaved")
-        #expect(misbehaved.count == 1 && misbehaved[0]["detail"]?.stringValue?.hasPrefix("2 record(s) not saved, e.g. record.exercise") == true,
+        expect(misbehaved.count == 1 && misbehaved[0]["detail"]?.stringValue?.hasPrefix("2 record(s) not saved, e.g. record.exercise") == true,
                 "\(misbehaved.map(\.humanLine))")
-        #expect(phone.node.platform.records.records.map(\.exercise) == ["Squat"])
-        #expect(phone.node.platform.store.workoutCount == 0)
+        expectEqual(phone.node.platform.records.records.map(\.exercise), ["Squat"])
+        expectEqual(phone.node.platform.store.workoutCount, 0)
     }
 }
 
@@ -257,17 +258,17 @@ struct TrappingAppTests {
         phone.advance(.minutes(2))
         phone.arrive(.heartRateVariabilitySDNN, 13)
         let crash = phone.named("app.crashed").first
-        #expect(crash?["signal"]?.stringValue == "SIGILL")
-        #expect(crash?["during"]?.stringValue == "query results handler")
-        #expect(phone.node.platform.app == .notRunning)
-        #expect(phone.named("app.state").last?["reason"]?.stringValue == "app crashed")
+        expectEqual(crash?["signal"]?.stringValue, "SIGILL")
+        expectEqual(crash?["during"]?.stringValue, "query results handler")
+        expectEqual(phone.node.platform.app, .notRunning)
+        expectEqual(phone.named("app.state").last?["reason"]?.stringValue, "app crashed")
         // The platform goes on: the next change wakes (launches) the app in the background.
         phone.advance(.minutes(1))
         phone.arrive(.heartRateVariabilitySDNN, 48)
         phone.advance(.seconds(5))
-        #expect(log.lines == ["launch background=false", "launch background=true"])
-        #expect(phone.named("bgdelivery.completion").count == 1)
-        #expect(phone.command("status").ok)
+        expectEqual(log.lines, ["launch background=false", "launch background=true"])
+        expectEqual(phone.named("bgdelivery.completion").count, 1)
+        expect(phone.command("status").ok)
     }
 
     @Test("a trap in async code on the app's executor is caught the same way (on a node's own loop thread)")  // R: A6, A5
@@ -296,8 +297,8 @@ struct TrappingAppTests {
         }
         thread.start()
         done.wait()
-        #expect(outcome.during == "its clock's timer")
-        #expect(outcome.state == .notRunning)
-        #expect(outcome.relaunched == .foreground)
+        expectEqual(outcome.during, "its clock's timer")
+        expectEqual(outcome.state, .notRunning)
+        expectEqual(outcome.relaunched, .foreground)
     }
 }

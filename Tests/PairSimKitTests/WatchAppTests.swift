@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 @testable import PairSimKit
 
@@ -215,52 +216,52 @@ struct WatchAppTests {
     @Test("WatchKit's delegate hears launch and every move between background and foreground, in watchOS's order")  // R: A8
     func lifecycle() {
         var pair = HostedPair(onScreen: false)
-        #expect(pair.watchLog.lines == ["didFinishLaunching"])
-        #expect(pair.watch("foreground").ok)
-        #expect(pair.watch("background").ok)
-        #expect(pair.watchLog.lines == ["didFinishLaunching", "willEnterForeground", "didBecomeActive", "willResignActive", "didEnterBackground",
+        expectEqual(pair.watchLog.lines, ["didFinishLaunching"])
+        expect(pair.watch("foreground").ok)
+        expect(pair.watch("background").ok)
+        expectEqual(pair.watchLog.lines, ["didFinishLaunching", "willEnterForeground", "didBecomeActive", "willResignActive", "didEnterBackground",
                                         "snapshot task"])
         // Launched off screen it was suspended; on screen, active; off it again, it ran for its snapshot, then was suspended.
-        #expect(pair.named("app.state", node: .watch).map { "\($0["to"]!.stringValue!)" } == ["suspended", "foreground", "background", "suspended"])
+        expectEqual(pair.named("app.state", node: .watch).map { "\($0["to"]!.stringValue!)" }, ["suspended", "foreground", "background", "suspended"])
         let started = pair.events.first { $0.node == .watch && $0.name == "node.started" }
-        #expect(started?["appName"]?.stringValue == "logging-workout")
+        expectEqual(started?["appName"]?.stringValue, "logging-workout")
     }
 
     @Test("the live builder collects the sensor's readings as they come; the phone has them before the workout ends; finishWorkout saves it")  // R: A9
     func liveWorkout() throws {
         var pair = HostedPair()
-        #expect(pair.watch("start").reply == "started")
-        #expect(pair.watchLog.lines.contains("session 1→2"))
+        expectEqual(pair.watch("start").reply, "started")
+        expect(pair.watchLog.lines.contains("session 1→2"))
         pair.advance(.minutes(2))
         // At the start and every 5 s of active time: heart rate and energy, handed to the builder
         // as read, saved on the watch and synced once a minute.
         let collected = pair.watchLog.lines.filter { $0.hasPrefix("collected") }.count
-        #expect(collected == 25, "\(collected)")
+        expectEqual(collected, 25, "\(collected)")
         let onPhone = pair.phone.platform.store.sampleCount
-        #expect(onPhone >= 25, "the phone has the first minute's samples while the workout runs: \(onPhone)")
-        #expect(pair.named("workout.finished").isEmpty)
-        #expect(pair.watch("pause").ok)
+        expect(onPhone >= 25, "the phone has the first minute's samples while the workout runs: \(onPhone)")
+        expect(pair.named("workout.finished").isEmpty)
+        expect(pair.watch("pause").ok)
         pair.advance(.minutes(1))
-        #expect(pair.watch("resume").ok)
+        expect(pair.watch("resume").ok)
         pair.advance(.minutes(1))
         let stats = pair.watch("stats").reply
-        #expect(stats.hasPrefix("elapsed=180 "), "pauses are not elapsed time: \(stats)")
-        #expect(stats.contains("events=[1, 2]"), "a pause and a resume event: \(stats)")
+        expect(stats.hasPrefix("elapsed=180 "), "pauses are not elapsed time: \(stats)")
+        expect(stats.contains("events=[1, 2]"), "a pause and a resume event: \(stats)")
         let hr = try #require(Double(stats.split(separator: " ").first { $0.hasPrefix("hr.last=") }!.dropFirst(8)))
-        #expect((60...210).contains(hr))
-        #expect(pair.watchLog.lines.contains("event 1") && pair.watchLog.lines.contains("event 2"))
-        #expect(pair.watch("end").ok)
-        #expect(pair.watchLog.lines.contains("session 2→3"))
-        #expect(pair.watchLog.lines.contains("saved 180s"), "\(pair.watchLog.lines.suffix(4))")
+        expect((60...210).contains(hr))
+        expect(pair.watchLog.lines.contains("event 1") && pair.watchLog.lines.contains("event 2"))
+        expect(pair.watch("end").ok)
+        expect(pair.watchLog.lines.contains("session 2→3"))
+        expect(pair.watchLog.lines.contains("saved 180s"), "\(pair.watchLog.lines.suffix(4))")
         pair.advance(.minutes(1))
         let finished = try #require(pair.named("workout.finished").first)
-        #expect(pair.phone.platform.store.workoutCount == 1)
-        #expect(pair.watch.store.workoutCount == 1)
-        #expect(finished["activeEnergy"] != nil)
+        expectEqual(pair.phone.platform.store.workoutCount, 1)
+        expectEqual(pair.watch.store.workoutCount, 1)
+        expect(finished["activeEnergy"] != nil)
         // No readings once the session ended.
         let readings = pair.named("workout.collected").count
         pair.advance(.minutes(1))
-        #expect(pair.named("workout.collected").count == readings)
+        expectEqual(pair.named("workout.collected").count, readings)
     }
 
     @Test("one session at a time: a second fails with errorAnotherWorkoutSessionStarted")  // R: A9
@@ -268,7 +269,7 @@ struct WatchAppTests {
         var pair = HostedPair()
         pair.watch("start")
         pair.watch("second")
-        #expect(pair.watchLog.lines.last == "session failed anotherWorkoutSessionStarted")
+        expectEqual(pair.watchLog.lines.last, "session failed anotherWorkoutSessionStarted")
     }
 
     @Test("a broken app that calls finishWorkout() before endCollection saves no workout, and the log says why")  // R: A9
@@ -277,25 +278,25 @@ struct WatchAppTests {
         pair.watch("start")
         pair.advance(.minutes(1))
         pair.watch("end")
-        #expect(pair.watchLog.lines.last == "finish failed \(HKError.Code.errorInvalidArgument.rawValue)")
-        #expect(pair.watch.store.workoutCount == 0)
-        #expect(pair.named("workout.finish.failed").first?["reason"]?.stringValue == "finishWorkout() before endCollection(withEnd:)")
+        expectEqual(pair.watchLog.lines.last, "finish failed \(HKError.Code.errorInvalidArgument.rawValue)")
+        expectEqual(pair.watch.store.workoutCount, 0)
+        expectEqual(pair.named("workout.finish.failed").first?["reason"]?.stringValue, "finishWorkout() before endCollection(withEnd:)")
     }
 
     @Test("the reference watch app's actions are not the platform's: a developer's app that has none of that name refuses it; its own actions and the platform's commands work")  // R: A8, A10
     func commands() {
         var pair = HostedPair()
         let refused = pair.watch("start-workout running")
-        #expect(!refused.ok && refused.reply.contains("unknown watch command"), "\(refused.reply)")
-        #expect(pair.watch("write-sample hr 70").ok)
+        expect(!refused.ok && refused.reply.contains("unknown watch command"), "\(refused.reply)")
+        expect(pair.watch("write-sample hr 70").ok)
         let help = pair.watch("help")
-        #expect(help.ok && help.reply.contains("logging-workout's actions") && help.reply.contains("stats"))
-        #expect(pair.watch("count").ok)
-        #expect(pair.watch("status").reply.contains("app: logging-workout (running), misbehaviours 0, taps 2"))
+        expect(help.ok && help.reply.contains("logging-workout's actions") && help.reply.contains("stats"))
+        expect(pair.watch("count").ok)
+        expect(pair.watch("status").reply.contains("app: logging-workout (running), misbehaviours 0, taps 2"))
         let json = pair.watch("status --json").reply
-        #expect(json.contains("\"counters\":{\"taps\":2}"), "\(json)")
+        expect(json.contains("\"counters\":{\"taps\":2}"), "\(json)")
         let stopped = pair.watch.stop(now: pair.now).events.first
-        #expect(stopped?["app.taps"]?.intValue == 2 && stopped?["misbehaviours"]?.intValue == 0)
+        expect(stopped?["app.taps"]?.intValue == 2 && stopped?["misbehaviours"]?.intValue == 0)
     }
 
     @Test("the watch app's WCSession: a message reaches the phone app, whose reply comes back, while its workout keeps it reachable")  // R: A9
@@ -305,8 +306,8 @@ struct WatchAppTests {
         pair.advance(.seconds(10))
         pair.watch("send")
         pair.advance(.seconds(10))
-        #expect(pair.phoneLog.lines.contains("message 1"))
-        #expect(pair.watchLog.lines.contains("reply 1"), "\(pair.watchLog.lines.suffix(5))")
+        expect(pair.phoneLog.lines.contains("message 1"))
+        expect(pair.watchLog.lines.contains("reply 1"), "\(pair.watchLog.lines.suffix(5))")
     }
 
     @Test("a trap in the watch app ends its process; the system relaunches it, and it recovers the session under way")  // R: A8, A9
@@ -332,7 +333,7 @@ struct WatchAppTests {
         }
         thread.start()
         done.wait()
-        #expect(outcome.lines == ["trap ok=false crashed=true", "app.crashed 1", "recovered state=2 elapsed=0", "ending", "saved 60s",
+        expectEqual(outcome.lines, ["trap ok=false crashed=true", "app.crashed 1", "recovered state=2 elapsed=0", "ending", "saved 60s",
                                   "write-sample ok=true"])
     }
 
@@ -340,20 +341,20 @@ struct WatchAppTests {
     func backgroundRefresh() {
         var pair = HostedPair()
         pair.watch("refresh 10")
-        #expect(pair.watchLog.lines.last == "scheduled error=none")
+        expectEqual(pair.watchLog.lines.last, "scheduled error=none")
         pair.watch("background")
-        #expect(pair.watch.platform.appState == .suspended)
+        expectEqual(pair.watch.platform.appState, .suspended)
         pair.advance(.minutes(9))
-        #expect(!pair.watchLog.lines.contains { $0.hasPrefix("refresh task") })
+        expect(!pair.watchLog.lines.contains { $0.hasPrefix("refresh task") })
         pair.advance(.minutes(2))
-        #expect(pair.watchLog.lines.contains("refresh task after 10 min"))
+        expect(pair.watchLog.lines.contains("refresh task after 10 min"))
         let started = pair.named("task.started").last
         let startedAt: EmulatedInstant? = started?.at
-        #expect(started?["task"]?.stringValue == "appRefresh")
-        #expect(startedAt == EmulatedInstant.zero + .minutes(10))
-        #expect(pair.named("task.completed").last?["task"]?.stringValue == "appRefresh")
-        #expect(pair.watch.platform.appState == .suspended)
-        #expect(pair.named("app.state", node: .watch).suffix(2).map { $0["to"]!.stringValue! } == ["background", "suspended"])
+        expectEqual(started?["task"]?.stringValue, "appRefresh")
+        expectEqual(startedAt, EmulatedInstant.zero + .minutes(10))
+        expectEqual(pair.named("task.completed").last?["task"]?.stringValue, "appRefresh")
+        expectEqual(pair.watch.platform.appState, .suspended)
+        expectEqual(pair.named("app.state", node: .watch).suffix(2).map { $0["to"]!.stringValue! }, ["background", "suspended"])
     }
 
     @Test("refreshes beyond the hour's budget wait until it allows them")  // R: A9
@@ -362,11 +363,11 @@ struct WatchAppTests {
         for _ in 0..<3 { pair.watch("refresh 1") }
         pair.watch("background")
         pair.advance(.minutes(30))
-        #expect(pair.named("task.started").filter { $0["task"]?.stringValue == "appRefresh" }.count == 2)
+        expectEqual(pair.named("task.started").filter { $0["task"]?.stringValue == "appRefresh" }.count, 2)
         pair.advance(.minutes(40))
         let runs: [EmulatedInstant] = pair.named("task.started").filter { $0["task"]?.stringValue == "appRefresh" }.map(\.at)
         let expected: [EmulatedInstant] = [.zero + .minutes(1), .zero + .minutes(1), .zero + .minutes(61)]
-        #expect(runs == expected, "\(runs)")
+        expectEqual(runs, expected, "\(runs)")
     }
 
     @Test("a background task never completed is reported when its time runs out, and the app is suspended all the same")  // R: A9
@@ -374,13 +375,13 @@ struct WatchAppTests {
         var pair = HostedPair()
         pair.watch("no-complete")
         pair.watch("background")
-        #expect(pair.watch.platform.appState == .background, "it runs for its snapshot task")
+        expectEqual(pair.watch.platform.appState, .background, "it runs for its snapshot task")
         pair.advance(.seconds(20))
         let misbehaved = pair.named("app.misbehaved", node: .watch).first
         let misbehavedAt: EmulatedInstant? = misbehaved?.at
-        #expect(misbehaved?["kind"]?.stringValue == "task-not-completed")
-        #expect(misbehavedAt == EmulatedInstant.zero + .seconds(15))
-        #expect(pair.watch.platform.appState == .suspended)
+        expectEqual(misbehaved?["kind"]?.stringValue, "task-not-completed")
+        expectEqual(misbehavedAt, EmulatedInstant.zero + .seconds(15))
+        expectEqual(pair.watch.platform.appState, .suspended)
     }
 
     @Test("user info from the phone wakes a suspended watch app with a WatchConnectivity task and reaches its delegate")  // R: A9
@@ -388,21 +389,21 @@ struct WatchAppTests {
         var pair = HostedPair()
         pair.watch("background")
         pair.advance(.seconds(1))
-        #expect(pair.watch.platform.appState == .suspended)
+        expectEqual(pair.watch.platform.appState, .suspended)
         let sent = pair.phone.handle(commandText: "transfer 5", now: pair.now)
         pair.take(sent.actions, from: .phone)
         pair.advance(.seconds(5))
         let lines = pair.watchLog.lines.suffix(2)
-        #expect(lines.contains("watchConnectivity task pending=false") || lines.contains("watchConnectivity task pending=true"), "\(lines)")
-        #expect(pair.watchLog.lines.contains("userInfo 5"))
-        #expect(pair.named("task.completed").last?["task"]?.stringValue == "watchConnectivity")
-        #expect(pair.watch.platform.appState == .suspended)
+        expect(lines.contains("watchConnectivity task pending=false") || lines.contains("watchConnectivity task pending=true"), "\(lines)")
+        expect(pair.watchLog.lines.contains("userInfo 5"))
+        expectEqual(pair.named("task.completed").last?["task"]?.stringValue, "watchConnectivity")
+        expectEqual(pair.watch.platform.appState, .suspended)
     }
 
     @Test("what the watch app keeps in AppDefaults survives the watch node's restart")  // R: A8
     func defaultsAcrossRestart() throws {
         var pair = HostedPair()
-        #expect(pair.watch("remember blue").ok)
+        expect(pair.watch("remember blue").ok)
         var image = DurableImage()
         image.commit([], values: pair.watch.persistentValues())
         let log = ScriptedApp.Log()
@@ -412,13 +413,13 @@ struct WatchAppTests {
         try restarted.restore(image.load(), now: pair.now)
         _ = restarted.start(now: pair.now)
         _ = restarted.handle(commandText: "foreground", now: pair.now)
-        #expect(restarted.handle(commandText: "recall", now: pair.now).reply == "blue")
+        expectEqual(restarted.handle(commandText: "recall", now: pair.now).reply, "blue")
     }
 
     @Test("the watch app reads its settings from the topology with AppSettings")  // R: A11
     func settings() {
         var pair = HostedPair { $0.watch.appSettings = ["label": "fast", "ratio": .double(0.75), "count": 3, "flag": true] }
-        #expect(pair.watch("setting").reply == "fast 0.75 3 true")
+        expectEqual(pair.watch("setting").reply, "fast 0.75 3 true")
     }
 }
 
@@ -448,9 +449,9 @@ struct LiveStatisticsTests {
         let summed = HKStatistics(type: type, start: start, end: end, running: running, options: options)
         for (a, b) in [(whole.sumQuantity(), summed.sumQuantity()), (whole.minimumQuantity(), summed.minimumQuantity()),
                        (whole.maximumQuantity(), summed.maximumQuantity()), (whole.mostRecentQuantity(), summed.mostRecentQuantity())] {
-            #expect(a!.doubleValue(for: unit) == b!.doubleValue(for: unit))
+            expectEqual(a!.doubleValue(for: unit), b!.doubleValue(for: unit))
         }
-        #expect(abs(whole.averageQuantity()!.doubleValue(for: unit) - summed.averageQuantity()!.doubleValue(for: unit)) < 1e-9)
-        #expect(whole.mostRecentQuantityDateInterval() == summed.mostRecentQuantityDateInterval())
+        expect(abs(whole.averageQuantity()!.doubleValue(for: unit) - summed.averageQuantity()!.doubleValue(for: unit)) < 1e-9)
+        expectEqual(whole.mostRecentQuantityDateInterval(), summed.mostRecentQuantityDateInterval())
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 /// Deleted samples are compacted out of their batches at start (R: K7).
@@ -23,23 +24,23 @@ struct CompactionTests {
                             .deleteObjects(gone.map { DeletedObject(uuid: $0.uuid, type: .sample(.heartRate)) }, anchor: 4, at: .zero)],
                            values: [])
         let before = try storage.load()
-        #expect(try storage.compactDeletedSamples() == (batches: 2, samples: 5))
+        try expectEqual(storage.compactDeletedSamples(), (batches: 2, samples: 5))
         let after = try storage.load()
-        #expect(after.differences(from: before).isEmpty)
-        #expect(after.outbox[.healthkit]?.first?.frame == frame, "the message goes again as it was sent, the deleted sample in it")
+        expect(after.differences(from: before).isEmpty)
+        expectEqual(after.outbox[.healthkit]?.first?.frame, frame, "the message goes again as it was sent, the deleted sample in it")
         let stored = try storage.queue.read { db in
             try Row.fetchAll(db, sql: "SELECT anchor, data FROM sample_batches ORDER BY id").map {
                 ($0["anchor"] as Int64, try SampleCodec.unpack(Array($0["data"] as Data)).map(\.uuid))
             }
         }
-        #expect(stored.map(\.0) == [1, 3], "batch 2 was all deleted: gone")
-        #expect(stored[0].1 == [a[0], a[2], a[4]].map(\.uuid))
-        #expect(stored[1].1 == c.map(\.uuid), "batch 3 is kept whole for its message")
+        expectEqual(stored.map(\.0), [1, 3], "batch 2 was all deleted: gone")
+        expectEqual(stored[0].1, [a[0], a[2], a[4]].map(\.uuid))
+        expectEqual(stored[1].1, c.map(\.uuid), "batch 3 is kept whole for its message")
         // Nothing deleted since: the next start reads no batch for it; c stays until its message is acknowledged.
-        #expect(try storage.compactDeletedSamples() == (batches: 0, samples: 0))
+        try expectEqual(storage.compactDeletedSamples(), (batches: 0, samples: 0))
         try storage.commit([.outboxRemove(.healthkit, [1])], values: [])
-        #expect(try storage.compactDeletedSamples() == (batches: 1, samples: 1))
-        #expect(try storage.load().differences(from: before.withoutOutbox).isEmpty)
+        try expectEqual(storage.compactDeletedSamples(), (batches: 1, samples: 1))
+        try expect(storage.load().differences(from: before.withoutOutbox).isEmpty)
     }
 }
 

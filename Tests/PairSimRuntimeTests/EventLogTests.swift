@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 @Suite("Reading event logs")
@@ -12,9 +13,9 @@ struct EventLogTests {
         let event = Event(at: .zero + .seconds(3), node: .phone, .hkSaved, fields: ["kind": "workout"])
         let whole = event.jsonLine + [0x0A]
         try Data(whole + whole + Array(event.jsonLine.prefix(20))).write(to: URL(fileURLWithPath: path))
-        #expect(EventLog.read(path: path) == [event, event])
+        expectEqual(EventLog.read(path: path), [event, event])
         try Data(Array(event.jsonLine.prefix(20))).write(to: URL(fileURLWithPath: path))
-        #expect(EventLog.read(path: path).isEmpty)
+        expect(EventLog.read(path: path).isEmpty)
     }
 
     @Test("a corrupt line in the middle is reported with its file, line and a bounded quote; the lines after it are read")  // R: K9, P5
@@ -26,10 +27,10 @@ struct EventLogTests {
         let garbage = "{\"t\":1}" + String(repeating: "x", count: 5_000)
         try Data(first.jsonLine + [0x0A] + Array(garbage.utf8) + [0x0A] + [0x0A] + last.jsonLine + [0x0A]).write(to: URL(fileURLWithPath: path))
         var bad: [EventLog.BadLine] = []
-        #expect(EventLog.read(path: path, badLines: &bad) == [first, last])
-        #expect(bad.map(\.line) == [2, 3], "the garbage line and the empty one")
+        expectEqual(EventLog.read(path: path, badLines: &bad), [first, last])
+        expectEqual(bad.map(\.line), [2, 3], "the garbage line and the empty one")
         let text = bad.first?.description ?? ""
-        #expect(text.hasPrefix("\(path):2: not an event line (") && text.hasSuffix("; skipped, the rest read"), "\(text)")
-        #expect(text.utf8.count < 400, "the quote is bounded: \(text.utf8.count) bytes")
+        expect(text.hasPrefix("\(path):2: not an event line (") && text.hasSuffix("; skipped, the rest read"), "\(text)")
+        expect(text.utf8.count < 400, "the quote is bounded: \(text.utf8.count) bytes")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 /// The node loop writes held events when it idles; these check what the sink itself promises.
@@ -25,14 +26,14 @@ struct EventSinkTests {
     func heldUntilFlush() throws {
         try Self.withSink { sink, path, _ throws in
             for n in 0..<5 { sink.write(Self.event(n)) }
-            #expect(!sink.isEmpty)
-            #expect(EventLog.read(path: path).isEmpty)
+            expect(!sink.isEmpty)
+            expect(EventLog.read(path: path).isEmpty)
             sink.flushIfDue()
-            #expect(EventLog.read(path: path).isEmpty, "five events just emitted are not due yet")
+            expect(EventLog.read(path: path).isEmpty, "five events just emitted are not due yet")
             sink.flush()
-            #expect(sink.isEmpty)
-            #expect(EventLog.read(path: path) == (0..<5).map(Self.event))
-            #expect(sink.count == 5)
+            expect(sink.isEmpty)
+            expectEqual(EventLog.read(path: path), (0..<5).map(Self.event))
+            expectEqual(sink.count, 5)
         }
     }
 
@@ -41,17 +42,17 @@ struct EventSinkTests {
         try Self.withSink { sink, path, clock throws in
             for n in 0..<(EventSink.maxHeld - 1) { sink.write(Self.event(n)) }
             sink.flushIfDue()
-            #expect(EventLog.read(path: path).isEmpty)
+            expect(EventLog.read(path: path).isEmpty)
             sink.write(Self.event(EventSink.maxHeld - 1))
             sink.flushIfDue()
-            #expect(EventLog.read(path: path).count == EventSink.maxHeld)
+            expectEqual(EventLog.read(path: path).count, EventSink.maxHeld)
             sink.write(Self.event(0))
             clock.nanoseconds += EventSink.maxHeldNanoseconds - 1
             sink.flushIfDue()
-            #expect(EventLog.read(path: path).count == EventSink.maxHeld)
+            expectEqual(EventLog.read(path: path).count, EventSink.maxHeld)
             clock.nanoseconds += 1
             sink.flushIfDue()
-            #expect(EventLog.read(path: path).count == EventSink.maxHeld + 1)
+            expectEqual(EventLog.read(path: path).count, EventSink.maxHeld + 1)
         }
     }
 
@@ -63,11 +64,11 @@ struct EventSinkTests {
             sink.write(Self.event(2))
             clock.nanoseconds += EventSink.maxHeldNanoseconds / 2
             sink.flushIfDue()
-            #expect(EventLog.read(path: path) == [Self.event(1), Self.event(2)], "due by the first event's age")
+            expectEqual(EventLog.read(path: path), [Self.event(1), Self.event(2)], "due by the first event's age")
             clock.nanoseconds += EventSink.maxHeldNanoseconds
             sink.write(Self.event(3))
             sink.flushIfDue()
-            #expect(EventLog.read(path: path).count == 2, "a new first event starts the time again")
+            expectEqual(EventLog.read(path: path).count, 2, "a new first event starts the time again")
         }
     }
 
@@ -81,15 +82,15 @@ struct EventSinkTests {
             let sink = try EventSink(path: path, echo: false, color: false)
             sink.write(Self.event(3))
         }
-        #expect(EventLog.read(path: path) == [Self.event(1), Self.event(3)])
+        expectEqual(EventLog.read(path: path), [Self.event(1), Self.event(3)])
         // Only a torn line: nothing is left of it. A whole log: nothing is cut.
         try Data(Array(Self.event(2).jsonLine.prefix(17))).write(to: URL(fileURLWithPath: path))
         _ = try EventSink(path: path, echo: false, color: false)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        try expect(Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
         let long: [UInt8] = (0..<200).flatMap { Self.event($0).jsonLine + [0x0A] }
         try Data(long).write(to: URL(fileURLWithPath: path))
         _ = try EventSink(path: path, echo: false, color: false)
-        #expect(EventLog.read(path: path).count == 200)
+        expectEqual(EventLog.read(path: path).count, 200)
     }
 
     @Test("the last events are written when the sink goes away")  // R: P5
@@ -100,6 +101,6 @@ struct EventSinkTests {
             let sink = try EventSink(path: path, echo: false, color: false)
             sink.write(Self.event(1))
         }
-        #expect(EventLog.read(path: path) == [Self.event(1)])
+        expectEqual(EventLog.read(path: path), [Self.event(1)])
     }
 }

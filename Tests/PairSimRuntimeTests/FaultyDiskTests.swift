@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 /// The real storage on the simulator's faulty disk (R: K8): what a process killed inside a write,
@@ -30,7 +31,7 @@ struct FaultyDiskTests {
         mutating func run(_ command: String) throws -> Bool {
             seconds += 10
             let result = watch.handle(commandText: command, now: .zero + .seconds(seconds))
-            #expect(result.ok, "\(result.reply)")
+            expect(result.ok, "\(result.reply)")
             let turn = turns.turn(result.actions, values: watch.changedValues())
             return try disk.commit(turn.operations, values: turn.values)
         }
@@ -44,25 +45,25 @@ struct FaultyDiskTests {
     @Test("a process killed inside a turn's journal write leaves that entry torn: the restart has the turns before it, once")  // R: K8
     func tornJournalEntry() throws {
         var driven = try Driven()
-        for value in 1...5 { #expect(try driven.sample(value)) }
+        for value in 1...5 { try expect(driven.sample(value)) }
         // Killed in the next turn's one write, 10 bytes into it: not even its header is whole.
         driven.disk.dieAfter(writes: 0, cut: 10)
-        #expect(try driven.sample(6) == false)
-        #expect(driven.disk.isDead)
-        #expect(try driven.restarted() == [1, 2, 3, 4, 5])
+        try expectEqual(driven.sample(6), false)
+        expect(driven.disk.isDead)
+        try expectEqual(driven.restarted(), [1, 2, 3, 4, 5])
         // A second restart applies nothing twice.
-        #expect(try driven.restarted() == [1, 2, 3, 4, 5])
+        try expectEqual(driven.restarted(), [1, 2, 3, 4, 5])
     }
 
     @Test("a process killed while settling its journal into SQLite leaves the transaction uncommitted: the restart applies the journal")  // R: K8
     func tornSettle() throws {
         for writes in 0..<4 {
             var driven = try Driven()
-            for value in 1...40 { #expect(try driven.sample(value)) }
-            #expect(driven.disk.unsettledTurns == 40)
+            for value in 1...40 { try expect(driven.sample(value)) }
+            expectEqual(driven.disk.unsettledTurns, 40)
             driven.disk.dieAfter(writes: writes, cut: 700)
-            #expect(try driven.disk.settle() == false, "died after \(writes) write(s)")
-            #expect(try driven.restarted() == (1...40).map(Double.init), "died after \(writes) write(s)")
+            try expectEqual(driven.disk.settle(), false, "died after \(writes) write(s)")
+            try expectEqual(driven.restarted(), (1...40).map(Double.init), "died after \(writes) write(s)")
         }
     }
 
@@ -82,9 +83,9 @@ struct FaultyDiskTests {
             for value in 1...Int(60 + random.next() % 200) {
                 if random.next() % 25 == 0 {
                     // A large turn: straight into SQLite, synced, and the journal starts again.
-                    #expect(try driven.run("write-samples hr 150 --every 1s"))
+                    try expect(driven.run("write-samples hr 150 --every 1s"))
                 } else {
-                    #expect(try driven.sample(value))
+                    try expect(driven.sample(value))
                 }
                 // The turn's new samples by anchor: re-reading the whole store (sorted) each turn
                 // was 40% of this test's time.
@@ -92,7 +93,7 @@ struct FaultyDiskTests {
                 added.append(Set(new.added))
                 anchor = new.anchor
                 switch random.next() % 20 {
-                case 0: #expect(try driven.disk.settle())
+                case 0: try expect(driven.disk.settle())
                 case 1:
                     driven.disk.writeback()
                     writtenBack = added.count
@@ -110,18 +111,18 @@ struct FaultyDiskTests {
             for value in 1...3 {
                 let result = watch.handle(commandText: "write-sample hr \(100 + value)", now: .zero + .seconds(driven.seconds + Int64(value)))
                 let turn = turnsAfter.turn(result.actions, values: watch.changedValues())
-                #expect(try driven.disk.commit(turn.operations, values: turn.values))
+                try expect(driven.disk.commit(turn.operations, values: turn.values))
             }
             driven.disk.kill()
-            #expect(Set(try driven.disk.open().samples.map(\.0.uuid)) == Set(watch.store.samples(.heartRate).map(\.uuid)),
+            expectEqual(Set(try driven.disk.open().samples.map(\.0.uuid)), Set(watch.store.samples(.heartRate).map(\.uuid)),
                     "round \(round): after the power loss, three turns and a kill")
             var turns = 0
             while turns < added.count, added[turns].isSubset(of: restored) {
                 restored.subtract(added[turns])
                 turns += 1
             }
-            #expect(restored.isEmpty, "round \(round): \(undone) write(s) undone; \(restored.count) sample(s) read back beyond the first \(turns) turns")
-            #expect(turns >= writtenBack, "round \(round): read back the state after turn \(turns), the kernel had written back \(writtenBack)")
+            expect(restored.isEmpty, "round \(round): \(undone) write(s) undone; \(restored.count) sample(s) read back beyond the first \(turns) turns")
+            expect(turns >= writtenBack, "round \(round): read back the state after turn \(turns), the kernel had written back \(writtenBack)")
         }
     }
 
@@ -132,11 +133,11 @@ struct FaultyDiskTests {
             var driven = try Driven(syncsTurns: true)
             let turns = Int(40 + random.next() % 200)
             for value in 1...turns {
-                #expect(try driven.sample(value))
-                if random.next() % 20 == 0 { #expect(try driven.disk.settle()) }
+                try expect(driven.sample(value))
+                if random.next() % 20 == 0 { try expect(driven.disk.settle()) }
             }
             _ = try driven.disk.loseUnsyncedWrites(random: random.next())
-            #expect(try driven.restarted() == (1...turns).map(Double.init), "round \(round)")
+            try expectEqual(driven.restarted(), (1...turns).map(Double.init), "round \(round)")
         }
     }
 
@@ -146,22 +147,22 @@ struct FaultyDiskTests {
         var wrapped = false
         var end = 0
         for value in 1...4_000 {
-            #expect(try driven.sample(value % 200 + 1))
-            if value % 50 == 0 { #expect(try driven.disk.settle()) }
+            try expect(driven.sample(value % 200 + 1))
+            if value % 50 == 0 { try expect(driven.disk.settle()) }
             let now = try #require(driven.disk.journalEnd)
             wrapped = wrapped || now < end
             end = now
         }
-        #expect(wrapped, "4,000 turns of a few hundred bytes pass the journal's 1 MiB")
+        expect(wrapped, "4,000 turns of a few hundred bytes pass the journal's 1 MiB")
         driven.disk.kill()
-        #expect(try driven.restarted().count == 4_000)
+        try expectEqual(driven.restarted().count, 4_000)
     }
 
     @Test("the faulty disk leaves other SQLite files alone: a node's storage elsewhere works beside it")  // R: K8
     func otherFilesUntouched() throws {
         var driven = try Driven()
         driven.disk.dieAfter(writes: 0, cut: 0)
-        #expect(try driven.sample(1) == false)
+        try expectEqual(driven.sample(1), false)
         // The disk is dead; a storage in another directory is not on it.
         let directory = try JournaledStorageTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -171,6 +172,6 @@ struct FaultyDiskTests {
                                   value: 61, source: .watchApp)
         try storage.commit([.putSamples([sample], anchor: 1)], values: [])
         try storage.settle()
-        #expect(try SQLiteStorage(path: directory + "/state.sqlite").load().samples.map(\.0.value) == [61])
+        try expectEqual(SQLiteStorage(path: directory + "/state.sqlite").load().samples.map(\.0.value), [61])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 @Suite("Turn journal in front of SQLite")
@@ -28,7 +29,7 @@ struct JournaledStorageTests {
         mutating func run(_ text: String) throws -> Bool {
             seconds += 10
             let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
-            #expect(result.ok, "\(text): \(result.reply)")
+            expect(result.ok, "\(text): \(result.reply)")
             let turn = turns.turn(result.actions, values: watch.persistentValues())
             if turn.needsCommit { try storage.commit(turn.operations, values: turn.values) }
             return turn.needsCommit
@@ -43,11 +44,11 @@ struct JournaledStorageTests {
     }
 
     static func expectSame(_ restored: WatchModel, _ live: WatchModel, _ context: String) {
-        #expect(restored.store.sampleCount == live.store.sampleCount, "\(context)")
-        #expect(restored.store.samples(.heartRate) == live.store.samples(.heartRate), "\(context)")
-        #expect(restored.store.workouts == live.store.workouts, "\(context)")
-        #expect(restored.sync.pending(.healthkit) == live.sync.pending(.healthkit), "\(context)")
-        #expect(restored.persistentValues() == live.persistentValues(), "\(context)")
+        expectEqual(restored.store.sampleCount, live.store.sampleCount, "\(context)")
+        expectEqual(restored.store.samples(.heartRate), live.store.samples(.heartRate), "\(context)")
+        expectEqual(restored.store.workouts, live.store.workouts, "\(context)")
+        expectEqual(restored.sync.pending(.healthkit), live.sync.pending(.healthkit), "\(context)")
+        expectEqual(restored.persistentValues(), live.persistentValues(), "\(context)")
     }
 
     @Test("small turns are durable in the journal before SQLite holds them; a restart applies each once")  // R: K1, S5
@@ -56,13 +57,13 @@ struct JournaledStorageTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var driven = try Driven(directory)
         for value in [70, 71, 72] { try driven.run("write-sample hr \(value)") }
-        #expect(driven.storage.unsettledTurns == 3)
+        expectEqual(driven.storage.unsettledTurns, 3)
         // Not in SQLite yet: only the journal has them.
-        #expect(try SQLiteStorage(path: directory + "/state.sqlite").load().samples.isEmpty)
+        try expect(SQLiteStorage(path: directory + "/state.sqlite").load().samples.isEmpty)
         // A kill now (nothing settled): the restart takes them from the journal, and a second restart does not add them again.
         let first = try Driven.restored(directory, at: driven.seconds)
         Self.expectSame(first, driven.watch, "after the first restart")
-        #expect(try SQLiteStorage(path: directory + "/state.sqlite").load().samples.count == 3)
+        try expectEqual(SQLiteStorage(path: directory + "/state.sqlite").load().samples.count, 3)
         Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after the second restart")
     }
 
@@ -95,7 +96,7 @@ struct JournaledStorageTests {
         }
         Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "at the end")
         // Both paths ran: turns into the journal, and bulk or workout turns straight into SQLite.
-        #expect(journaled > 20 && direct > 20, "journaled \(journaled), direct \(direct)")
+        expect(journaled > 20 && direct > 20, "journaled \(journaled), direct \(direct)")
     }
 
     @Test("an entry cut short by a kill is left out; the whole ones before it are applied")  // R: K1
@@ -112,7 +113,7 @@ struct JournaledStorageTests {
         try file.write(contentsOf: [UInt8](repeating: 0, count: 7))
         try file.close()
         let state = try JournaledStorage(directory: directory).load()
-        #expect(state.samples.map(\.0.value) == [70, 71])
+        expectEqual(state.samples.map(\.0.value), [70, 71])
     }
 
     @Test("after a settling the next entries overwrite the journal's start; the older entries behind them are not applied again")  // R: K1
@@ -124,7 +125,7 @@ struct JournaledStorageTests {
         try driven.storage.settle()
         try driven.run("write-sample hr 74")
         let state = try JournaledStorage(directory: directory).load()
-        #expect(state.samples.map(\.0.value) == [70, 71, 72, 73, 74])
+        expectEqual(state.samples.map(\.0.value), [70, 71, 72, 73, 74])
         Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after the restart")
     }
 
@@ -136,12 +137,12 @@ struct JournaledStorageTests {
         for turn: UInt64 in [5, 6, 9, 10] {
             try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [.purgeTombstones(throughAnchor: Int64(turn))], values: [])))
         }
-        #expect(try journal.entries(after: 4).map(\.turn) == [5, 6])
-        #expect(try journal.entries(after: 5).map(\.turn) == [6])
+        try expectEqual(journal.entries(after: 4).map(\.turn), [5, 6])
+        try expectEqual(journal.entries(after: 5).map(\.turn), [6])
         // Overwritten from the start after a settling: the new turn 7, then the old 6, 9, 10 behind it.
         journal.restart()
         try journal.append(try #require(TurnJournal.Entry.encode(turn: 7, operations: [], values: [.watchRestingCount(7)])))
-        #expect(try journal.entries(after: 6).map(\.turn) == [7])
+        try expectEqual(journal.entries(after: 6).map(\.turn), [7])
     }
 
     @Test("entries past the mapped part of the file are written and read like the ones in it")  // R: K1
@@ -156,8 +157,8 @@ struct JournaledStorageTests {
             try journal.append(try #require(TurnJournal.Entry.encode(turn: turn, operations: [], values: [.phoneDefaults(["k": big])])))
         }
         let read = try TurnJournal(path: directory + "/turns.journal").entries(after: 0)
-        #expect(read.map(\.turn) == Array(1...turn))
-        #expect(read.allSatisfy { $0.values[.phoneDefaults] == .phoneDefaults(["k": big]) })
+        expectEqual(read.map(\.turn), Array(1...turn))
+        expect(read.allSatisfy { $0.values[.phoneDefaults] == .phoneDefaults(["k": big]) })
     }
 
     @Test("a journal that does not belong to the database is refused, naming the file")  // R: K1
@@ -171,12 +172,12 @@ struct JournaledStorageTests {
         }
         // A large turn goes to SQLite, synced; the journal starts again after it, at turn 5.
         try driven.run("write-samples hr 300 --every 5s")
-        #expect(driven.storage.journal.end == 0)
+        expectEqual(driven.storage.journal.end, 0)
         try driven.run("write-sample hr 73")
         for name in ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
         let error = #expect(throws: RuntimeError.self) { try JournaledStorage(directory: directory).load() }
-        #expect(error?.message.contains("turn journal \(directory)/turns.journal") == true, "\(error?.message ?? "")")
-        #expect(error?.message.contains("belongs to another state.sqlite") == true, "\(error?.message ?? "")")
+        expectEqual(error?.message.contains("turn journal \(directory)/turns.journal"), true, "\(error?.message ?? "")")
+        expectEqual(error?.message.contains("belongs to another state.sqlite"), true, "\(error?.message ?? "")")
     }
 
     @Test("every operation the journal carries reads back as written")  // R: K1
@@ -203,13 +204,13 @@ struct JournaledStorageTests {
         let journal = try TurnJournal(path: directory + "/turns.journal")
         try journal.append(try #require(TurnJournal.Entry.encode(turn: 5, operations: operations, values: values)))
         let entries = try journal.entries(after: 4)
-        #expect(entries.count == 1)
-        #expect(entries.first?.turn == 5)
-        #expect(entries.first?.operations == operations)
-        #expect(entries.first?.values == values)
+        expectEqual(entries.count, 1)
+        expectEqual(entries.first?.turn, 5)
+        expectEqual(entries.first?.operations, operations)
+        expectEqual(entries.first?.values, values)
         // Operations the journal does not carry, and turns too large for it, are left to SQLite.
-        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.releaseHeld], values: []) == nil)
-        #expect(TurnJournal.Entry.encode(turn: 6, operations: [.putSamples(Array(repeating: sample, count: 129), anchor: 1)], values: []) == nil)
+        expectEqual(TurnJournal.Entry.encode(turn: 6, operations: [.releaseHeld], values: []), nil)
+        expectEqual(TurnJournal.Entry.encode(turn: 6, operations: [.putSamples(Array(repeating: sample, count: 129), anchor: 1)], values: []), nil)
     }
 }
 
@@ -223,7 +224,7 @@ extension JournaledStorageTests {
         for value in 0..<turns { try driven.run("write-sample hr \(60 + value % 100)") }
         // Killed here: the turn that forced the settle, and the two after it, are only in the journal.
         Self.expectSame(try Driven.restored(directory, at: driven.seconds), driven.watch, "after \(turns) turns and a kill")
-        #expect(try Driven.restored(directory, at: driven.seconds).store.sampleCount == turns)
+        try expectEqual(Driven.restored(directory, at: driven.seconds).store.sampleCount, turns)
     }
 }
 
@@ -250,9 +251,9 @@ extension JournaledStorageTests {
             }
         }
         // One salt for both: the stale entry chains on as turn 8, a state that never was.
-        #expect(try write(salt: 9, then: 9) == [206, 207, 108])
+        try expectEqual(write(salt: 9, then: 9), [206, 207, 108])
         // A new salt when the journal starts again (as JournaledStorage does): it ends there.
-        #expect(try write(salt: 9, then: 10) == [206, 207])
+        try expectEqual(write(salt: 9, then: 10), [206, 207])
     }
 
     @Test("a journal written before schema v10 (entries without a salt) is still read, and a restart writes the new format")  // R: K1, K8
@@ -280,6 +281,6 @@ extension JournaledStorageTests {
         try Data(old).write(to: URL(fileURLWithPath: path))
         // The database was written before v10 too: its salt is 0.
         try driven.storage.database.queue.write { db in try db.execute(sql: "UPDATE journal_mark SET salt = 0") }
-        #expect(try Driven.restored(directory, at: driven.seconds).store.samples(.heartRate).map(\.value) == [70, 71, 72])
+        try expectEqual(Driven.restored(directory, at: driven.seconds).store.samples(.heartRate).map(\.value), [70, 71, 72])
     }
 }

@@ -3,6 +3,7 @@ import PairSimCore
 import PairSimApps
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 /// The models' small state crosses to storage as typed values (R: K7): each `NodeValue` carries
@@ -13,14 +14,14 @@ struct NodeValueTests {
     /// after a commit of all of them (or reads back as nothing when it is empty).
     static func expectRoundTrips(_ values: NodeValues, _ storage: SQLiteStorage, _ context: String) throws {
         for value in values {
-            #expect(try NodeValue(value.key, json: value.json) == value, "\(context): \(value.key.name) from its journal spelling")
+            try expectEqual(NodeValue(value.key, json: value.json), value, "\(context): \(value.key.name) from its journal spelling")
         }
         try storage.commit([], values: values)
         let read = try storage.queue.read { db in try StateTables.read(db) }
         for value in values {
-            #expect(read[value.key] == value || (read[value.key] == nil && value.isEmpty), "\(context): \(value.key.name) from its tables")
+            expect(read[value.key] == value || (read[value.key] == nil && value.isEmpty), "\(context): \(value.key.name) from its tables")
         }
-        for value in read { #expect(values[value.key] != nil, "\(context): \(value.key.name) read back but never written") }
+        for value in read { expect(values[value.key] != nil, "\(context): \(value.key.name) read back but never written") }
     }
 
     @Test("random days of the watch and its reference app: every value it keeps reads back equal from the journal and from its tables")  // R: K7, A10
@@ -47,7 +48,7 @@ struct NodeValueTests {
         let script = ["start-workout running", "pause", "crash", "recover --no-builder", "finish-workout"]
         for step in 0..<(script.count + 150) {
             if step < script.count {
-                #expect(watch.handle(commandText: script[step], now: now).ok, "\(script[step])")
+                expect(watch.handle(commandText: script[step], now: now).ok, "\(script[step])")
             } else if random.next() % 3 == 0 {
                 now = now + .seconds(Int64(random.next() % 900))
                 while let next = watch.nextDeadline, next <= now { _ = watch.advance(to: next) }
@@ -63,7 +64,7 @@ struct NodeValueTests {
         let kept: Set<NodeValue.Key> = [.storeAnchor, .sync, .watchConnectivity, .cloudKitExport, .watchHostedWorkout, .watchHostedSessions,
                                         .watchAppDefaults, .watchRestingCount, .watchNextRestingAt, .watchFailNextFinish, .watchClock,
                                         .watchPartitions, .watchUUIDs, .watchPlan, .watchBulk]
-        #expect(kept.subtracting(seen).isEmpty, "never kept anything: \(kept.subtracting(seen).map(\.name).sorted())")
+        expect(kept.subtracting(seen).isEmpty, "never kept anything: \(kept.subtracting(seen).map(\.name).sorted())")
     }
 
     @Test("a developer's watch app's session, builder and defaults read back equal, and so does a phone's every value")  // R: K7, A9
@@ -85,25 +86,25 @@ struct NodeValueTests {
             return
         }
         // A reading at 0 and one every 5 s to the pause at 3m, that one included.
-        #expect(workout.state == .paused && workout.readings == 37 && workout.collecting == [.heartRate, .activeEnergyBurned])
+        expect(workout.state == .paused && workout.readings == 37 && workout.collecting == [.heartRate, .activeEnergyBurned])
         try Self.expectRoundTrips(paused, storage, "paused")
         // `crash` and `recover --no-builder` (R: A10): the crash waiting for recovery, then the lost builder.
-        #expect(watch.handle(command: ParsedCommand(verb: "crash"), now: .zero + .minutes(4)).ok)
+        expect(watch.handle(command: ParsedCommand(verb: "crash"), now: .zero + .minutes(4)).ok)
         guard case .watchHostedWorkout(let crashed?)? = watch.persistentValues()[.watchHostedWorkout] else { return }
-        #expect(crashed.crashed && !crashed.builderLost)
+        expect(crashed.crashed && !crashed.builderLost)
         try Self.expectRoundTrips(watch.persistentValues(), storage, "crashed")
-        #expect(watch.handle(command: ParsedCommand(verb: "recover", options: ["no-builder": "true"]), now: .zero + .minutes(5)).ok)
+        expect(watch.handle(command: ParsedCommand(verb: "recover", options: ["no-builder": "true"]), now: .zero + .minutes(5)).ok)
         guard case .watchHostedWorkout(let recovered?)? = watch.persistentValues()[.watchHostedWorkout] else { return }
-        #expect(!recovered.crashed && recovered.builderLost && recovered.wasRecovered)
+        expect(!recovered.crashed && recovered.builderLost && recovered.wasRecovered)
         try Self.expectRoundTrips(watch.persistentValues(), storage, "recovered without its builder")
         // A `generate-workouts` stream whose workout started in the app.
         var streaming = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1", app: "some-watch-app")
         _ = streaming.start(now: .zero)
-        #expect(streaming.handle(command: try ParsedCommand(parsing: "generate-workouts 2 --every 10m --duration 5m"), now: .zero).ok)
+        expect(streaming.handle(command: try ParsedCommand(parsing: "generate-workouts 2 --every 10m --duration 5m"), now: .zero).ok)
         _ = streaming.advance(to: .zero + .minutes(5))
-        #expect(streaming.takePlannedActions(now: .zero + .minutes(5)).map(\.verb) == ["start-workout"])
+        expectEqual(streaming.takePlannedActions(now: .zero + .minutes(5)).map(\.verb), ["start-workout"])
         guard case .watchPlan(let plan?)? = streaming.persistentValues()[.watchPlan] else { return }
-        #expect(plan.started)
+        expect(plan.started)
         try Self.expectRoundTrips(streaming.persistentValues(), storage, "a stream's workout started")
 
         var phone = try SchemaTests.PersistedPhone(path: phonePath)
@@ -120,7 +121,7 @@ struct NodeValueTests {
             Issue.record("the phone keeps no app state")
             return
         }
-        #expect(app.state == .forceQuit && app.denied == [.sample(.heartRate)])
+        expect(app.state == .forceQuit && app.denied == [.sample(.heartRate)])
     }
 
     @Test("a value that is not the device's, or spelled wrong in the journal, is refused naming the value and the member")  // R: K7
@@ -129,29 +130,29 @@ struct NodeValueTests {
         state.values = [.storeAnchor(3), .phoneSaveFailures(2)]
         var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1")
         let wrongDevice = #expect(throws: DecodeError.self) { try watch.restore(state, now: .zero) }
-        #expect(wrongDevice?.path == "phone.saveFailures", "\(String(describing: wrongDevice))")
+        expectEqual(wrongDevice?.path, "phone.saveFailures", "\(String(describing: wrongDevice))")
 
         let partition = #expect(throws: DecodeError.self) { try NodeValue(.watchPartitions, json: .array([.string("on-the-moon")])) }
-        #expect(partition?.path == "watch.partitions" && partition?.reason.contains("on-the-moon") == true)
+        expect(partition?.path == "watch.partitions" && partition?.reason.contains("on-the-moon") == true)
         let anchor = #expect(throws: DecodeError.self) { try NodeValue(.storeAnchor, json: .string("7")) }
-        #expect(anchor?.path == "store.anchor")
+        expectEqual(anchor?.path, "store.anchor")
         let app = #expect(throws: DecodeError.self) {
             try NodeValue(.phoneApp, json: .object(["state": "dancing", "locked": false, "frontmostAtLock": false, "denied": []]))
         }
-        #expect(app?.path == "phone.app.state" && app?.reason.contains("dancing") == true)
+        expect(app?.path == "phone.app.state" && app?.reason.contains("dancing") == true)
         // A member missing is an error, not a default.
         let wc = #expect(throws: DecodeError.self) { try NodeValue(.watchConnectivity, json: .object(["foreground": true])) }
-        #expect(wc?.path.hasPrefix("wc.") == true, "\(String(describing: wc))")
+        expectEqual(wc?.path.hasPrefix("wc."), true, "\(String(describing: wc))")
         let bulk = #expect(throws: DecodeError.self) {
             try NodeValue(.watchBulk, json: .object(["type": "heartRate", "total": 10, "first": 0, "span": 60_000, "random": 3]))
         }
-        #expect(bulk?.path == "watch.bulk.done", "\(String(describing: bulk))")
+        expectEqual(bulk?.path, "watch.bulk.done", "\(String(describing: bulk))")
         let job = #expect(throws: DecodeError.self) {
             try NodeValue(.watchImport, json: .object(["request": .object(["path": "e.xml", "types": ["heartRate", "unicorns"], "skipInvalid": false]),
                                                        "phase": "checking", "done": 0, "total": 0, "fingerprint": "f", "saved": 0, "ignored": 0,
                                                        "stops": 0, "stoppedAt": -1]))
         }
-        #expect(job?.path == "watch.import.request.types" && job?.reason.contains("unicorns") == true, "\(String(describing: job))")
+        expect(job?.path == "watch.import.request.types" && job?.reason.contains("unicorns") == true, "\(String(describing: job))")
     }
 
     @Test("whatever the commands and the app can write reads back: far-off plans and dates, and a message sent as data (schema v11)")  // R: K7, X1
@@ -162,12 +163,12 @@ struct NodeValueTests {
         // `generate-workouts 1 --every 20000000d --first 14000000d`: durations parse up to ~9e15 ms.
         var watch = WatchModel(topology: SQLiteStorageTests.topology, boot: "b1")
         _ = watch.start(now: .zero)
-        #expect(watch.handle(commandText: "generate-workouts 1 --every 20000000d --duration 1h --first 14000000d", now: .zero).ok)
+        expect(watch.handle(commandText: "generate-workouts 1 --every 20000000d --duration 1h --first 14000000d", now: .zero).ok)
         guard case .watchPlan(let plan?)? = watch.persistentValues()[.watchPlan] else {
             Issue.record("no plan kept")
             return
         }
-        #expect(plan.every == .milliseconds(20_000_000 * 86_400_000))
+        expectEqual(plan.every, .milliseconds(20_000_000 * 86_400_000))
         // An app's session dated far ahead and before the emulation's zero.
         let hosted = HostedWorkout.Snapshot(number: 1, activity: "running", state: .running, collecting: [.heartRate], collectionStart: EmulatedInstant(milliseconds: -5_000),
                                             collectionEnd: nil, active: .zero, activeSince: EmulatedInstant(milliseconds: 2_000_000_000_000_000),

@@ -4,6 +4,7 @@ import PairSimApps
 import PairSimCore
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 @Suite("SQLite node storage")
@@ -22,7 +23,7 @@ struct SQLiteStorageTests {
         var persisted = NodeValues()
         for (seconds, text) in commands {
             let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
-            #expect(result.ok, "\(text): \(result.reply)")
+            expect(result.ok, "\(text): \(result.reply)")
             let operations = result.actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }
             let changed = NodeValues(watch.persistentValues().filter { persisted[$0.key] != $0 })
             try storage.commit(operations, values: changed)
@@ -43,18 +44,18 @@ struct SQLiteStorageTests {
                                           (1_300, "write-sample hrv 51"), (1_400, "start-workout running"), (1_450, "pause")])
         var restored = WatchNode(topology: Self.topology, boot: "b2", app: app)
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(1_500))
-        #expect(restored.store.workouts == watch.store.workouts)
-        #expect(restored.store.samples(.heartRate) == watch.store.samples(.heartRate))
-        #expect(restored.store.sampleCount == watch.store.sampleCount)
-        #expect(restored.records.records == watch.records.records)
-        #expect(restored.persistentValues() == watch.persistentValues())
-        #expect(restored.platform.workout?.state == .paused && restored.platform.workout?.activity.name == "running")
-        #expect(restored.sync.pending(.healthkit) == watch.sync.pending(.healthkit))
+        expectEqual(restored.store.workouts, watch.store.workouts)
+        expectEqual(restored.store.samples(.heartRate), watch.store.samples(.heartRate))
+        expectEqual(restored.store.sampleCount, watch.store.sampleCount)
+        expectEqual(restored.records.records, watch.records.records)
+        expectEqual(restored.persistentValues(), watch.persistentValues())
+        expect(restored.platform.workout?.state == .paused && restored.platform.workout?.activity.name == "running")
+        expectEqual(restored.sync.pending(.healthkit), watch.sync.pending(.healthkit))
         // The restored watch continues the same UUID sequence as one that never stopped.
         var a = watch, b = restored
         let next = [(1_500 as Int64, "write-sample rhr 50")]
         let reply = a.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply
-        #expect(b.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply == reply)
+        expectEqual(b.handle(commandText: next[0].1, now: .zero + .seconds(1_500)).reply, reply)
     }
 
     @Test("an unacknowledged sample batch is stored once: the outbox keeps its anchor, and a restart rebuilds the same frames")  // R: S5, E4
@@ -73,13 +74,13 @@ struct SQLiteStorageTests {
             persisted.merge(changed)
         }
         let outbox = SchemaTests.outbox(watch.sync, .healthkit)
-        #expect(outbox.filter { $0.samplesAnchor != nil }.count == 3, "three bulk batches refer to their stored samples")
-        #expect(outbox.contains { $0.samplesAnchor == nil }, "a message not made of one saved batch keeps its bytes")
+        expectEqual(outbox.filter { $0.samplesAnchor != nil }.count, 3, "three bulk batches refer to their stored samples")
+        expect(outbox.contains { $0.samplesAnchor == nil }, "a message not made of one saved batch keeps its bytes")
         let rows = try storage.queue.read { db in
             try Row.fetchAll(db, sql: "SELECT samples_anchor, length(payload) AS bytes FROM outbox WHERE channel = 'healthkit' ORDER BY seq")
         }
         for row in rows where (row["samples_anchor"] as Int64?) != nil {
-            #expect((row["bytes"] as Int) < 300, "the stored head has no samples: \(row)")
+            expect((row["bytes"] as Int) < 300, "the stored head has no samples: \(row)")
         }
         // A sample of a pending batch deleted afterwards: the frame already sent still carries it.
         var store = watch.store
@@ -88,8 +89,8 @@ struct SQLiteStorageTests {
         try storage.commit(deletion, values: [])
         var restored = WatchModel(topology: Self.topology, boot: "b2")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(603))
-        #expect(SchemaTests.outbox(restored.sync, .healthkit) == outbox, "byte-identical frames, same anchors")
-        #expect(restored.store.sampleCount == watch.store.sampleCount - 1)
+        expectEqual(SchemaTests.outbox(restored.sync, .healthkit), outbox, "byte-identical frames, same anchors")
+        expectEqual(restored.store.sampleCount, watch.store.sampleCount - 1)
     }
 
     @Test("sync state written turn by turn as only what changed reads back as written, whatever changes")  // R: K1
@@ -124,7 +125,7 @@ struct SQLiteStorageTests {
             let value = SyncEngine.Snapshot(channels: names.map { channels[$0]! })
             try storage.commit([], values: [.sync(value)])
             let read = try storage.queue.read { db in try StateTables.readSync(db) }
-            #expect(read == value, "step \(step)")
+            expectEqual(read, value, "step \(step)")
         }
     }
 
@@ -139,10 +140,10 @@ struct SQLiteStorageTests {
         // A second row under the same anchor: the rebuilt message would not be the one sent.
         try storage.queue.write { db in try db.execute(sql: "INSERT INTO sample_batches (anchor, data) SELECT anchor, data FROM sample_batches") }
         let doubled = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path).load() }
-        #expect(doubled?.message.contains("carried 100 samples but the sample batch with anchor") == true, "\(doubled?.message ?? "")")
+        expectEqual(doubled?.message.contains("carried 100 samples but the sample batch with anchor"), true, "\(doubled?.message ?? "")")
         try storage.queue.write { db in try db.execute(sql: "DELETE FROM sample_batches") }
         let error = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path).load() }
-        #expect(error?.message.contains("refers to the sample batch with anchor") == true, "\(error?.message ?? "")")
+        expectEqual(error?.message.contains("refers to the sample batch with anchor"), true, "\(error?.message ?? "")")
     }
 
     @Test("a WatchConnectivity session survives a restart: queue, waiting deliveries, contexts")  // R: X1
@@ -165,13 +166,13 @@ struct SQLiteStorageTests {
             let actions = watch.receive(frames: [Array(frame.topic.utf8), frame.payload], now: .zero + .seconds(7))
             try storage.commit(actions.compactMap { if case .persist(let op) = $0 { op } else { nil } }, values: watch.persistentValues())
         }
-        #expect(watch.wc.outgoing.count == 2 && watch.wc.inbox.count == 2 && watch.wc.contextSent != nil)
+        expect(watch.wc.outgoing.count == 2 && watch.wc.inbox.count == 2 && watch.wc.contextSent != nil)
         var restored = WatchModel(topology: Self.topology, boot: "b2")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .seconds(8))
-        #expect(restored.persistentValues()[.watchConnectivity] == watch.persistentValues()[.watchConnectivity])
-        #expect(restored.wc.outgoing == watch.wc.outgoing.map { var t = $0; t.appID = nil; return t })
-        #expect(restored.wc.inbox == watch.wc.inbox)
-        #expect(restored.wc.receivedContext?["n"] == .int(7))
+        expectEqual(restored.persistentValues()[.watchConnectivity], watch.persistentValues()[.watchConnectivity])
+        expectEqual(restored.wc.outgoing, watch.wc.outgoing.map { var t = $0; t.appID = nil; return t })
+        expectEqual(restored.wc.inbox, watch.wc.inbox)
+        expectEqual(restored.wc.receivedContext?["n"], .int(7))
     }
 
     @Test("deletions and tombstones survive a restart")  // R: S5, H2
@@ -187,13 +188,13 @@ struct SQLiteStorageTests {
         let (_, deleteOps) = store.delete([DeletedObject(uuid: samples[1].uuid, type: .sample(.stepCount))], now: .zero + .seconds(9))
         try storage.commit(saveOps + deleteOps, values: [])
         let state = try storage.load()
-        #expect(state.samples.map(\.0.uuid) == [samples[0].uuid, samples[2].uuid])
-        #expect(state.tombstones.map(\.object.uuid) == [samples[1].uuid])
-        #expect(state.tombstones.first?.deletedAt == .zero + .seconds(9))
+        expectEqual(state.samples.map(\.0.uuid), [samples[0].uuid, samples[2].uuid])
+        expectEqual(state.tombstones.map(\.object.uuid), [samples[1].uuid])
+        expectEqual(state.tombstones.first?.deletedAt, .zero + .seconds(9))
         try storage.commit([.purgeTombstones(throughAnchor: 10)], values: [])
         let purged = try storage.load()
-        #expect(purged.tombstones.isEmpty)
-        #expect(purged.deletedIDs == [samples[1].uuid])
+        expect(purged.tombstones.isEmpty)
+        expectEqual(purged.deletedIDs, [samples[1].uuid])
     }
 
     @Test("packed samples round-trip exactly")
@@ -206,7 +207,7 @@ struct SQLiteStorageTests {
             samples.append(HealthSample(uuid: UUID(), type: type, start: start, end: start + .milliseconds(1),
                                         value: Double(i) / 7, source: source))
         }
-        #expect(try SampleCodec.unpack(SampleCodec.pack(samples)) == samples)
+        try expectEqual(SampleCodec.unpack(SampleCodec.pack(samples)), samples)
         #expect(throws: DecodeError.self) { try SampleCodec.unpack(Array(SampleCodec.pack(samples).dropLast(3))) }
     }
 }

@@ -4,6 +4,7 @@ import PairSimApps
 @testable import PairSimCore
 @testable import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 @Suite("Node database: typed tables, change-by-change writes, schema versions")
@@ -43,20 +44,20 @@ struct SchemaTests {
         /// The SQLite storage and the simulator's in-memory image read back the same state.
         func expectSameAsImage() throws {
             let a = try storage.load(), b = image.load()
-            #expect(a.samples.map { "\($0.0.uuid.text)@\($0.1)" } == b.samples.map { "\($0.0.uuid.text)@\($0.1)" })
-            #expect(a.samples.map(\.0) == b.samples.map(\.0))
-            #expect(a.workouts.map(\.0) == b.workouts.map(\.0) && a.workouts.map(\.1) == b.workouts.map(\.1))
-            #expect(a.tombstones == b.tombstones && a.deletedIDs == b.deletedIDs)
-            #expect(a.records == b.records && a.deletedRecords == b.deletedRecords)
-            #expect(a.outbox == b.outbox)
-            #expect(a.held == b.held && a.waiting == b.waiting)
+            expectEqual(a.samples.map { "\($0.0.uuid.text)@\($0.1)" }, b.samples.map { "\($0.0.uuid.text)@\($0.1)" })
+            expectEqual(a.samples.map(\.0), b.samples.map(\.0))
+            expect(a.workouts.map(\.0) == b.workouts.map(\.0) && a.workouts.map(\.1) == b.workouts.map(\.1))
+            expect(a.tombstones == b.tombstones && a.deletedIDs == b.deletedIDs)
+            expect(a.records == b.records && a.deletedRecords == b.deletedRecords)
+            expectEqual(a.outbox, b.outbox)
+            expect(a.held == b.held && a.waiting == b.waiting)
             // Values: the image keeps what was written; the tables what the model reads back.
-            for value in a.values { #expect(b.values[value.key] == value, "\(value.key.name)") }
+            for value in a.values { expectEqual(b.values[value.key], value, "\(value.key.name)") }
         }
 
         mutating func run(_ command: String) throws {
             let result = node.handle(commandText: command, now: now)
-            #expect(result.ok, "\(command): \(result.reply)")
+            expect(result.ok, "\(command): \(result.reply)")
             try commit(result.actions)
         }
 
@@ -94,24 +95,24 @@ struct SchemaTests {
         for round in 0..<20 {
             try phone.arrive(HealthObjectsBatch(samples: Self.samples(1_000, from: held, &uuids)))
             held += 1_000
-            #expect(phone.lastValueBytes <= small + 64, "turn \(round) rewrote \(phone.lastValueBytes) bytes of values while holding \(held) samples")
+            expect(phone.lastValueBytes <= small + 64, "turn \(round) rewrote \(phone.lastValueBytes) bytes of values while holding \(held) samples")
         }
         let workout = Workout(uuid: uuids.next(at: phone.now), activity: "running", start: .zero, end: .zero + .minutes(30),
                               activeDuration: .minutes(30), activeEnergy: 250, source: .watchApp)
         try phone.arrive(HealthObjectsBatch(workouts: [workout], deleted: [DeletedObject(uuid: uuids.next(at: phone.now), type: .sample(.stepCount))]))
-        #expect(phone.node.platform.lockBuffer.itemCount == held + 2)
+        expectEqual(phone.node.platform.lockBuffer.itemCount, held + 2)
 
         try phone.expectSameAsImage()
         var restarted = try PersistedPhone(path: path, restoring: true)
-        #expect(restarted.node.platform.lockBuffer == phone.node.platform.lockBuffer)
-        #expect(restarted.node.platform.store.sampleCount == 0)
+        expectEqual(restarted.node.platform.lockBuffer, phone.node.platform.lockBuffer)
+        expectEqual(restarted.node.platform.store.sampleCount, 0)
         try restarted.run("unlock")
-        #expect(restarted.node.platform.store.sampleCount == held)
-        #expect(restarted.node.platform.store.workoutCount == 1)
+        expectEqual(restarted.node.platform.store.sampleCount, held)
+        expectEqual(restarted.node.platform.store.workoutCount, 1)
         // The merge and the release of what was held are one commit: nothing is held twice.
         let afterUnlock = try restarted.storage.load()
-        #expect(afterUnlock.held.isEmpty)
-        #expect(afterUnlock.samples.count == held && afterUnlock.workouts.map(\.0) == [workout])
+        expect(afterUnlock.held.isEmpty)
+        expect(afterUnlock.samples.count == held && afterUnlock.workouts.map(\.0) == [workout])
     }
 
     @Test("records waiting in the CloudKit container are written as they come and survive a restart")  // R: K1, S4, S5
@@ -120,7 +121,7 @@ struct SchemaTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         var phone = try PersistedPhone(path: path)
         try phone.run("force-quit")
-        #expect(!phone.node.platform.app.isRunning)
+        expect(!phone.node.platform.app.isRunning)
         var uuids = UUIDGenerator(seed: 8, label: "records")
         let (a, b, c) = (uuids.next(at: .zero), uuids.next(at: .zero), uuids.next(at: .zero))
         try phone.arrive(RecordsBatch(saved: [Self.record(a, "Running"), Self.record(b, "Squat")]))
@@ -128,17 +129,17 @@ struct SchemaTests {
         try phone.arrive(RecordsBatch(saved: [Self.record(a, "Rowing"), Self.record(c, "Plank")], deleted: [b]))
         try phone.arrive(RecordsBatch(deleted: [b]))
         let waiting = phone.node.platform.container
-        #expect(waiting.saved.map(\.exercise) == ["Rowing", "Plank"] && waiting.deleted == [b])
+        expect(waiting.saved.map(\.exercise) == ["Rowing", "Plank"] && waiting.deleted == [b])
         try phone.expectSameAsImage()
 
         var restarted = try PersistedPhone(path: path, restoring: true)
-        #expect(restarted.node.platform.container == waiting)
+        expectEqual(restarted.node.platform.container, waiting)
         try restarted.run("launch")
-        #expect(restarted.node.platform.container.isEmpty)
-        #expect(Set(restarted.node.platform.records.records.map(\.exercise)) == ["Rowing", "Plank"])
+        expect(restarted.node.platform.container.isEmpty)
+        expectEqual(Set(restarted.node.platform.records.records.map(\.exercise)), ["Rowing", "Plank"])
         let state = try restarted.storage.load()
-        #expect(state.waiting.isEmpty)
-        #expect(Set(state.records.map(\.exercise)) == ["Rowing", "Plank"])
+        expect(state.waiting.isEmpty)
+        expectEqual(Set(state.records.map(\.exercise)), ["Rowing", "Plank"])
     }
 
     @Test("workouts and records are typed columns")  // R: K1
@@ -155,13 +156,13 @@ struct SchemaTests {
         let row = try storage.queue.read { db in
             try Row.fetchOne(db, sql: "SELECT activity, start_ms, end_ms, active_duration_ms, active_energy, source FROM workouts")!
         }
-        #expect(row["activity"] as String == "cycling" && row["start_ms"] as Int64 == 10_000 && row["end_ms"] as Int64 == 610_000)
-        #expect(row["active_duration_ms"] as Int64 == 550_000 && row["active_energy"] as Double? == nil && row["source"] as String == "strava")
+        expect(row["activity"] as String == "cycling" && row["start_ms"] as Int64 == 10_000 && row["end_ms"] as Int64 == 610_000)
+        expect(row["active_duration_ms"] as Int64 == 550_000 && row["active_energy"] as Double? == nil && row["source"] as String == "strava")
         let workoutID = try storage.queue.read { db in try String.fetchOne(db, sql: "SELECT workout_id FROM records") }
-        #expect(workoutID == workout.uuid.text)
+        expectEqual(workoutID, workout.uuid.text)
         let state = try storage.load()
-        #expect(state.workouts.map(\.0) == [workout] && state.workouts.map(\.1) == [3])
-        #expect(state.records == [record])
+        expect(state.workouts.map(\.0) == [workout] && state.workouts.map(\.1) == [3])
+        expectEqual(state.records, [record])
     }
 
     @Test("a restored phone has the same small state, in typed tables")  // R: K1, S5
@@ -180,10 +181,10 @@ struct SchemaTests {
         try phone.arrive(HealthObjectsBatch(samples: Self.samples(2, from: 5, &uuids)))
         try phone.expectSameAsImage()
         let restarted = try PersistedPhone(path: path, restoring: true)
-        #expect(restarted.node.persistentValues() == phone.node.persistentValues())
-        #expect(restarted.node.platform.locked && restarted.node.platform.lockBuffer.samples.count == 2)
+        expectEqual(restarted.node.persistentValues(), phone.node.persistentValues())
+        expect(restarted.node.platform.locked && restarted.node.platform.lockBuffer.samples.count == 2)
         let tables = try restarted.storage.queue.read { db in try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
-        #expect(!tables.contains("kv"), "no table of JSON values is left: \(tables.sorted())")
+        expect(!tables.contains("kv"), "no table of JSON values is left: \(tables.sorted())")
     }
 
     static func outbox(_ sync: SyncEngine, _ channel: Channel) -> [OutboxRecord] {
@@ -229,11 +230,11 @@ struct SchemaTests {
         _ = watch.start(now: .zero)
         for (seconds, command) in [(0, "start-workout strength squat plank"), (1_200, "finish-workout"),
                                    (1_300, "generate-workouts 3 --every 1h --duration 20m"), (1_400, "write-sample hrv 51")] as [(Int64, String)] {
-            #expect(watch.handle(commandText: command, now: .zero + .seconds(seconds)).ok, "\(command)")
+            expect(watch.handle(commandText: command, now: .zero + .seconds(seconds)).ok, "\(command)")
         }
         var outbox: [Channel: [OutboxRecord]] = [:]
         for channel in Channel.allCases { outbox[channel] = Self.outbox(watch.sync, channel) }
-        #expect(!(outbox[.healthkit] ?? []).isEmpty)
+        expect(!(outbox[.healthkit] ?? []).isEmpty)
         // Wave 1 kept a "lockBuffer"/"container" only on phones, and keys since retired: dropped.
         // Its watch ran PairSim's built-in app, whose paused session v12 drops (R: A10); the
         // hosted app's values came with v7, so a wave-1 database has none.
@@ -251,12 +252,12 @@ struct SchemaTests {
         var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2")
         let state = try SQLiteStorage(path: path).load()
         try restored.restore(state, now: .zero + .seconds(1_600))
-        #expect(NodeValues(restored.persistentValues().filter { !hosted.contains($0.key) }) == kept)
-        #expect(restored.workout == nil, "the built-in app's session is not carried over")
-        #expect(restored.store.workouts == watch.store.workouts)
-        #expect(restored.records.records == watch.records.records)
+        expectEqual(NodeValues(restored.persistentValues().filter { !hosted.contains($0.key) }), kept)
+        expectEqual(restored.workout, nil, "the built-in app's session is not carried over")
+        expectEqual(restored.store.workouts, watch.store.workouts)
+        expectEqual(restored.records.records, watch.records.records)
         for channel in Channel.allCases {
-            #expect(Self.outbox(restored.sync, channel) == outbox[channel]!, "\(channel) outbox")
+            expectEqual(Self.outbox(restored.sync, channel), outbox[channel]!, "\(channel) outbox")
         }
     }
 
@@ -276,10 +277,10 @@ struct SchemaTests {
         try Self.writeV1(path, values: ["sync": sync, "watch.appDefaults": defaults, "cloudkit.export": export, "store.anchor": .int(7),
                                         "watch.failNextFinish": .bool(true), "watch.retired": .int(1)], outbox: [:])
         let read = try SQLiteStorage(path: path).queue.read { db in try StateTables.read(db) }
-        #expect(read[.sync]?.json == sync)
-        #expect(read[.watchAppDefaults]?.json == defaults)
-        #expect(read[.cloudKitExport]?.json == export)
-        #expect(read[.storeAnchor] == .storeAnchor(7) && read[.watchFailNextFinish] == .watchFailNextFinish(true))
+        expectEqual(read[.sync]?.json, sync)
+        expectEqual(read[.watchAppDefaults]?.json, defaults)
+        expectEqual(read[.cloudKitExport]?.json, export)
+        expect(read[.storeAnchor] == .storeAnchor(7) && read[.watchFailNextFinish] == .watchFailNextFinish(true))
     }
 
     @Test("a watch app's workout session, builder and AppDefaults round-trip through the watch's tables (schema v7, v12)")  // R: A9, K1
@@ -297,8 +298,8 @@ struct SchemaTests {
         try storage.commit([], values: watch.persistentValues())
         var restored = WatchModel(topology: SQLiteStorageTests.topology, boot: "b2", app: "some-watch-app")
         try restored.restore(try SQLiteStorage(path: path).load(), now: .zero + .minutes(4))
-        #expect(restored.persistentValues() == watch.persistentValues())
-        #expect(restored.workout?.state == .paused && restored.workout?.readings == 37 && restored.workout?.session == 0)
+        expectEqual(restored.persistentValues(), watch.persistentValues())
+        expect(restored.workout?.state == .paused && restored.workout?.readings == 37 && restored.workout?.session == 0)
     }
 
     @Test("a phone database written by wave 1 is migrated, held objects and waiting records included")  // R: K1, S5
@@ -324,15 +325,15 @@ struct SchemaTests {
         try Self.writeV1(path, values: values, outbox: [:])
         let storage = try SQLiteStorage(path: path)
         let state = try storage.load()
-        #expect(state.held == held)
-        #expect(state.waiting == waiting)
+        expectEqual(state.held, held)
+        expectEqual(state.waiting, waiting)
         var restored = try PersistedPhone(path: path, restoring: true)
-        #expect(restored.node.persistentValues() == phone.node.persistentValues())
-        #expect(restored.node.platform.lockBuffer == held && restored.node.platform.container == waiting)
+        expectEqual(restored.node.persistentValues(), phone.node.persistentValues())
+        expect(restored.node.platform.lockBuffer == held && restored.node.platform.container == waiting)
         try restored.run("unlock")
-        #expect(restored.node.platform.store.sampleCount == 3 && restored.node.platform.store.workoutCount == 1)
+        expect(restored.node.platform.store.sampleCount == 3 && restored.node.platform.store.workoutCount == 1)
         let applied = try storage.queue.read { db in try SQLiteStorage.migrator.appliedIdentifiers(db) }
-        #expect(applied.sorted() == ["v1", "v10", "v11", "v12", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+        expectEqual(applied.sorted(), ["v1", "v10", "v11", "v12", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
 
     @Test("a database written by a newer PairSim is refused, naming its schema version, and left untouched")  // R: K1
@@ -343,9 +344,9 @@ struct SchemaTests {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v13')") }
         let error = #expect(throws: RuntimeError.self) { try SQLiteStorage(path: path) }
-        #expect(error?.message.contains("written by a newer PairSim (schema v13)") == true, "\(error?.message ?? "")")
-        #expect(error?.message.contains(path) == true)
+        expectEqual(error?.message.contains("written by a newer PairSim (schema v13)"), true, "\(error?.message ?? "")")
+        expectEqual(error?.message.contains(path), true)
         let applied = try queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
-        #expect(applied == ["v1", "v10", "v11", "v12", "v13", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+        expectEqual(applied, ["v1", "v10", "v11", "v12", "v13", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
 }

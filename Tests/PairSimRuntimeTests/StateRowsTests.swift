@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimRuntime
 
 /// A changed value writes only its rows that changed (R: K7).
@@ -22,27 +23,27 @@ struct StateRowsTests {
             let before = storage.rowsWritten
             try storage.commit([], values: [.watchAppDefaults(defaults)])
             let read = try storage.queue.read { db in try StateTables.read(db) }
-            #expect(read[.watchAppDefaults] == .watchAppDefaults(defaults))
+            expectEqual(read[.watchAppDefaults], .watchAppDefaults(defaults))
             return storage.rowsWritten - before
         }
         // First commit of this connection: nothing known before it, 20 rows written.
-        #expect(try commit(Self.defaults(keys)) == 20)
+        try expectEqual(commit(Self.defaults(keys)), 20)
         // One value changed: one row, updated where it is.
         var changed = Self.defaults(keys)
         changed["key7"] = .int(7)
-        #expect(try commit(changed) == 1)
+        try expectEqual(commit(changed), 1)
         // Taken from the front, added at the back: one delete, one insert.
         keys.removeFirst()
         keys.append("key20")
         var queue = Self.defaults(keys)
         queue["key7"] = .int(7)
-        #expect(try commit(queue) == 2)
+        try expectEqual(commit(queue), 2)
         // Reordered: the order would not read back from positions, so the rows are written whole.
         keys.swapAt(0, 1)
-        #expect(try commit(Self.defaults(keys)) == 40)
+        try expectEqual(commit(Self.defaults(keys)), 40)
         // A new connection does not know what the last one wrote: whole again, once.
         let reopened = try SQLiteStorage(path: path)
         try reopened.commit([], values: [.watchAppDefaults(Self.defaults(keys))])
-        #expect(reopened.rowsWritten == 40)
+        expectEqual(reopened.rowsWritten, 40)
     }
 }

@@ -3,6 +3,7 @@ import PairSimApps
 @testable import PairSimCore
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -90,36 +91,36 @@ struct BackgroundExecutionTests {
     func taskEndsEarly() throws {
         let run = try Self.run(.init(work: 20), "  - { at: 1m, phone: background }")
         let done = try #require(run.events.first { $0.name == "worker.done" })
-        #expect(done.at - .zero == .minutes(1) + .seconds(20))
-        #expect(Self.suspendedAt(run, after: .minutes(1)) == done.at - .zero + .seconds(1))
-        #expect(run.events.contains { $0.name == "app.task.began" } && run.events.contains { $0.name == "app.task.ended" })
-        #expect(!run.events.contains { $0.name == "app.task.expiring" || $0.name == "app.misbehaved" })
+        expectEqual(done.at - .zero, .minutes(1) + .seconds(20))
+        expectEqual(Self.suspendedAt(run, after: .minutes(1)), done.at - .zero + .seconds(1))
+        expect(run.events.contains { $0.name == "app.task.began" } && run.events.contains { $0.name == "app.task.ended" })
+        expect(!run.events.contains { $0.name == "app.task.expiring" || $0.name == "app.misbehaved" })
     }
 
     @Test("a task still open when its 30 s run out: the expiration handler runs 1 s before; ended there, the app is suspended")  // R: F2
     func expiryEndsTask() throws {
         let run = try Self.run(.init(work: 120, endOnExpiry: true), "  - { at: 1m, phone: background }")
         let expiring = try #require(run.events.first { $0.name == "worker.expiring" })
-        #expect(expiring.at - .zero == .minutes(1) + .seconds(29))
-        #expect(Self.suspendedAt(run, after: .minutes(1)) == expiring.at - .zero + .seconds(1))
-        #expect(!run.events.contains { $0.name == "app.misbehaved" })
+        expectEqual(expiring.at - .zero, .minutes(1) + .seconds(29))
+        expectEqual(Self.suspendedAt(run, after: .minutes(1)), expiring.at - .zero + .seconds(1))
+        expect(!run.events.contains { $0.name == "app.misbehaved" })
     }
 
     @Test("a task never ended: iOS ends the app at the deadline, reported as a misbehaviour")  // R: F2
     func expiryKills() throws {
         let run = try Self.run(.init(work: 120), "  - { at: 1m, phone: background }")
         let misbehaved = try #require(run.events.first { $0.name == "app.misbehaved" })
-        #expect(misbehaved["kind"] == "background-task-not-ended" && misbehaved.at - .zero == .minutes(1) + .seconds(30))
-        #expect(run.events.contains { $0.name == "app.state" && $0["to"] == "notRunning" && $0["reason"] == "background task not ended" })
-        #expect(!run.events.contains { $0.name == "worker.done" }, "its work never finished")
+        expect(misbehaved["kind"] == "background-task-not-ended" && misbehaved.at - .zero == .minutes(1) + .seconds(30))
+        expect(run.events.contains { $0.name == "app.state" && $0["to"] == "notRunning" && $0["reason"] == "background task not ended" })
+        expect(!run.events.contains { $0.name == "worker.done" }, "its work never finished")
     }
 
     @Test("a task ended within the 5 s: suspended 1 s after its end; with suspendAfterCompletion: off the budget decides")  // R: F2
     func suspensionOff() throws {
         let soon = try Self.run(.init(work: 3), "  - { at: 1m, phone: background }")
-        #expect(Self.suspendedAt(soon, after: .minutes(1)) == .minutes(1) + .seconds(4))
+        expectEqual(Self.suspendedAt(soon, after: .minutes(1)), .minutes(1) + .seconds(4))
         let off = try Self.run(.init(work: 3), overrides: "overrides:\n  phone: { app: { suspendAfterCompletion: off } }", "  - { at: 1m, phone: background }")
-        #expect(Self.suspendedAt(off, after: .minutes(1)) == .minutes(1) + .seconds(5))
+        expectEqual(Self.suspendedAt(off, after: .minutes(1)), .minutes(1) + .seconds(5))
     }
 
     @Test("a refresh request runs at the system's discretion after its earliest date, drawn from the seed; the app is launched for it")  // R: F2
@@ -131,16 +132,16 @@ struct BackgroundExecutionTests {
                   - { at: 5m, phone: terminate }
                 """)
             let started = try #require(run.events.first { $0.name == "bgtask.started" })
-            #expect(started.at - .zero >= .hours(1) && started.at - .zero <= .hours(1) + .minutes(30))
+            expect(started.at - .zero >= .hours(1) && started.at - .zero <= .hours(1) + .minutes(30))
             times.append(started.at - .zero)
             let launched = try #require(run.events.last { $0.name == "worker.launched" })
-            #expect(launched["reason"] == "backgroundTask" && launched.at == started.at)
-            #expect(run.events.contains { $0.name == "worker.task" && $0["identifier"] == "com.example.refresh" })
-            #expect(run.events.contains { $0.name == "bgtask.completed" && $0["success"] == .bool(true) })
-            #expect(Self.suspendedAt(run, after: started.at - .zero) == started.at - .zero + .seconds(1))
+            expect(launched["reason"] == "backgroundTask" && launched.at == started.at)
+            expect(run.events.contains { $0.name == "worker.task" && $0["identifier"] == "com.example.refresh" })
+            expect(run.events.contains { $0.name == "bgtask.completed" && $0["success"] == .bool(true) })
+            expectEqual(Self.suspendedAt(run, after: started.at - .zero), started.at - .zero + .seconds(1))
         }
-        #expect(times[0] == times[3], "the same seed, the same moment")
-        #expect(Set(times).count >= 2, "different seeds, different moments: \(times)")
+        expectEqual(times[0], times[3], "the same seed, the same moment")
+        expect(Set(times).count >= 2, "different seeds, different moments: \(times)")
     }
 
     @Test("a processing task that requires power waits until the phone is locked and plugged in")  // R: F2
@@ -151,19 +152,19 @@ struct BackgroundExecutionTests {
               - { at: 2h, phone: plug-in }
             """)
         let started = try #require(run.events.first { $0.name == "bgtask.started" })
-        #expect(started.at - .zero == .hours(2) && started["kind"] == "processing")
-        #expect(run.events.contains { $0.name == "worker.task" && $0["identifier"] == "com.example.process" })
+        expect(started.at - .zero == .hours(2) && started["kind"] == "processing")
+        expect(run.events.contains { $0.name == "worker.task" && $0["identifier"] == "com.example.process" })
     }
 
     @Test("a BGTask never completed: its expiration handler runs, then iOS ends the app; one registered late is refused")  // R: F2
     func bgTaskMisbehaviour() throws {
         let run = try Self.run(.init(refreshAfter: 600, completeTasks: false), "  - { at: 1m, phone: background }")
         let started = try #require(run.events.first { $0.name == "bgtask.started" })
-        #expect(run.events.contains { $0.name == "worker.taskExpiring" && $0.at == started.at + .seconds(29) })
-        #expect(run.events.contains { $0.name == "app.misbehaved" && $0["kind"] == "bgtask-not-completed" && $0.at == started.at + .seconds(30) })
+        expect(run.events.contains { $0.name == "worker.taskExpiring" && $0.at == started.at + .seconds(29) })
+        expect(run.events.contains { $0.name == "app.misbehaved" && $0["kind"] == "bgtask-not-completed" && $0.at == started.at + .seconds(30) })
         let late = try Self.run(.init(refreshAfter: 600, registerLate: true), "  - { at: 1m, phone: background }")
-        #expect(late.events.contains { $0.name == "app.misbehaved" && $0["kind"] == "bgtask-registered-late" })
-        #expect(late.events.contains { $0.name == "worker.submitFailed" }, "submit refuses an identifier with no handler (notPermitted)")
+        expect(late.events.contains { $0.name == "app.misbehaved" && $0["kind"] == "bgtask-registered-late" })
+        expect(late.events.contains { $0.name == "worker.submitFailed" }, "submit refuses an identifier with no handler (notPermitted)")
     }
 
     @Test("the app is told why it was launched: by the user, by HealthKit, by a BGTask")  // R: F2
@@ -173,7 +174,7 @@ struct BackgroundExecutionTests {
               - { at: 5m, phone: terminate }
             """)
         let reasons = run.events.filter { $0.name == "worker.launched" }.compactMap { $0["reason"]?.stringValue }
-        #expect(reasons.first == "user" && reasons.last == "backgroundTask", "\(reasons)")
+        expect(reasons.first == "user" && reasons.last == "backgroundTask", "\(reasons)")
     }
 
     /// Saves a weight sample from a refresh task and reports how the save went.
@@ -210,11 +211,11 @@ struct BackgroundExecutionTests {
         var run = Simulator(scenario: scenario, app: AppRegistration(name: "saver", summary: "", actions: [], make: { LockedSaver() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         run.run()
         let saved = try #require(run.events.first { $0.name == "saver.saved" })
-        #expect(saved["success"] == .bool(true), "\(saved.humanLine)")
-        #expect(saved.at < .zero + .hours(3), "the refresh ran while locked")
-        #expect(run.events.contains { $0.name == "hk.buffered" && $0.at == saved.at })
-        #expect(run.events.contains { $0.name == "hk.merged" && $0.at == .zero + .hours(3) })
-        #expect(run.phoneStore.samples(.bodyMass).count == 1)
+        expectEqual(saved["success"], .bool(true), "\(saved.humanLine)")
+        expect(saved.at < .zero + .hours(3), "the refresh ran while locked")
+        expect(run.events.contains { $0.name == "hk.buffered" && $0.at == saved.at })
+        expect(run.events.contains { $0.name == "hk.merged" && $0.at == .zero + .hours(3) })
+        expectEqual(run.phoneStore.samples(.bodyMass).count, 1)
     }
 
     /// Reloads its widget's timeline on screen once, then three times in a refresh task.
@@ -247,11 +248,11 @@ struct BackgroundExecutionTests {
         var run = Simulator(scenario: scenario, app: AppRegistration(name: "widgets", summary: "", actions: [], make: { WidgetReloader() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         run.run()
         let reloads = run.events.filter { $0.name == "widget.reloaded" }
-        #expect(reloads.first?["counted"] == .bool(false) && reloads.first?["kind"] == "all", "on screen: free")
+        expect(reloads.first?["counted"] == .bool(false) && reloads.first?["kind"] == "all", "on screen: free")
         let counted = reloads.filter { $0["counted"] == .bool(true) }
-        #expect(counted.count == 3, "two within the budget, the third at midnight")
-        #expect(counted.map { $0["remaining"]?.intValue } == [1, 0, 1])
-        #expect(run.events.filter { $0.name == "widget.throttled" }.count == 1)
-        #expect(counted.last?.at == .zero + .hours(24))
+        expectEqual(counted.count, 3, "two within the budget, the third at midnight")
+        expectEqual(counted.map { $0["remaining"]?.intValue }, [1, 0, 1])
+        expectEqual(run.events.filter { $0.name == "widget.throttled" }.count, 1)
+        expectEqual(counted.last?.at, .zero + .hours(24))
     }
 }

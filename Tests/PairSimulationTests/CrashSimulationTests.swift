@@ -3,6 +3,7 @@ import PairSimApps
 @testable import PairSimCore
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -53,24 +54,24 @@ struct CrashSimulationTests {
         calm.run()
         var crashed = Simulator(try Self.stream(Self.kills))
         crashed.run()
-        #expect(crashed.failedCommands.isEmpty, "\(crashed.failedCommands)")
-        #expect(crashed.kills == [.watch: 2, .phone: 2] && crashed.down.isEmpty)
-        #expect(crashed.events.filter { $0.name == "node.killed" }.count == 4)
-        #expect(crashed.events.filter { $0.name == "node.started" && $0["restored"] == .bool(true) }.count == 4)
+        expect(crashed.failedCommands.isEmpty, "\(crashed.failedCommands)")
+        expect(crashed.kills == [.watch: 2, .phone: 2] && crashed.down.isEmpty)
+        expectEqual(crashed.events.filter { $0.name == "node.killed" }.count, 4)
+        expectEqual(crashed.events.filter { $0.name == "node.started" && $0["restored"] == .bool(true) }.count, 4)
         // The stream is the user's workouts in the reference watch app, its sensor reading live:
         // a watch that is down reads nothing, so the kills change the samples (and the UUIDs drawn
         // after them), not the stream: every workout happens, and each reaches the phone once.
-        #expect(Self.ids(calm.watchStore).0.count == 24 && Self.ids(crashed.watchStore).0.count == 24, "the plan survives a watch kill")
-        #expect(Self.ids(calm.phoneStore) == Self.ids(calm.watchStore))
-        #expect(Self.ids(crashed.phoneStore) == Self.ids(crashed.watchStore), "nothing lost, nothing twice")
-        #expect(Set(crashed.phoneRecords.records.map(\.id)) == Set(crashed.watch.records.records.map(\.id)))
-        #expect(crashed.phoneRecords.records.count == calm.phoneRecords.records.count)
+        expect(Self.ids(calm.watchStore).0.count == 24 && Self.ids(crashed.watchStore).0.count == 24, "the plan survives a watch kill")
+        expectEqual(Self.ids(calm.phoneStore), Self.ids(calm.watchStore))
+        expectEqual(Self.ids(crashed.phoneStore), Self.ids(crashed.watchStore), "nothing lost, nothing twice")
+        expectEqual(Set(crashed.phoneRecords.records.map(\.id)), Set(crashed.watch.records.records.map(\.id)))
+        expectEqual(crashed.phoneRecords.records.count, calm.phoneRecords.records.count)
         let saved = crashed.events.filter { $0.node == .phone && $0.name == "hk.saved" && $0["kind"] == "workout" }.compactMap { $0["uuid"]?.stringValue }
-        #expect(saved.count == Set(saved).count, "no workout saved twice on the phone")
+        expectEqual(saved.count, Set(saved).count, "no workout saved twice on the phone")
         // Same scenario and seed, same bytes, crashes included.
         var again = Simulator(try Self.stream(Self.kills))
         again.run()
-        #expect(again.eventLog == crashed.eventLog)
+        expectEqual(again.eventLog, crashed.eventLog)
     }
 
     @Test("commands for a node that is down wait for its restart")  // R: V1
@@ -86,10 +87,10 @@ struct CrashSimulationTests {
               - { at: 40m, watch: finish-workout }
             """, file: Repository.scenarios + "/inline.yaml"))
         simulator.run()
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
         let started = try #require(simulator.events.first { $0.name == "workout.started" })
-        #expect(started.at == .zero + .minutes(20))
-        #expect(simulator.phoneStore.workouts.count == 1)
+        expectEqual(started.at, .zero + .minutes(20))
+        expectEqual(simulator.phoneStore.workouts.count, 1)
     }
 
     @Test("a watch killed while out of range comes back out of range: what it makes waits for in-range, which ends the partition as documented")  // R: K9
@@ -106,11 +107,11 @@ struct CrashSimulationTests {
               - { at: 1h, watch: in-range }
             """, file: Repository.scenarios + "/inline.yaml"))
         simulator.run()
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
         let saved = try #require(simulator.events.first { $0.node == .phone && $0.name == "hk.saved" && $0["type"] == "bodyMass" })
-        #expect(saved.at >= .zero + .hours(1), "held until in-range, not sent after the restart at 3m")
+        expect(saved.at >= .zero + .hours(1), "held until in-range, not sent after the restart at 3m")
         let ends = simulator.events.filter { $0.node == .watch && $0.name == "sync.partition.end" }
-        #expect(ends.count == 2 && ends.allSatisfy { $0.at == .zero + .hours(1) && $0["reason"] == "out-of-range" }, "\(ends)")
+        expect(ends.count == 2 && ends.allSatisfy { $0.at == .zero + .hours(1) && $0["reason"] == "out-of-range" }, "\(ends)")
     }
 
     @Test("the nemesis is drawn from the seed, stays in the first 90% of the run, and a correct build passes its invariants")  // R: V2, V3
@@ -118,23 +119,23 @@ struct CrashSimulationTests {
         let week = try ScenarioLoader.load(path: Repository.scenarios + "/week-of-normal-life.yaml")
         let spec = NemesisSpec(crashes: 8, partitions: 4)
         let drawn = Nemesis.draw(spec, seed: 3, duration: week.duration)
-        #expect(drawn == Nemesis.draw(spec, seed: 3, duration: week.duration))
-        #expect(drawn != Nemesis.draw(spec, seed: 4, duration: week.duration))
-        #expect(drawn.filter { $0.driverCommand == .killNode }.count == 8 && drawn.filter { $0.command == "out-of-range" }.count == 4)
-        #expect(drawn.contains { $0.killsMidTurn } && drawn.contains { $0.driverCommand == .killNode && !$0.killsMidTurn })
-        #expect(drawn.allSatisfy { $0.at <= .zero + .milliseconds(week.duration.milliseconds * 9 / 10) })
+        expectEqual(drawn, Nemesis.draw(spec, seed: 3, duration: week.duration))
+        expect(drawn != Nemesis.draw(spec, seed: 4, duration: week.duration))
+        expect(drawn.filter { $0.driverCommand == .killNode }.count == 8 && drawn.filter { $0.command == "out-of-range" }.count == 4)
+        expect(drawn.contains { $0.killsMidTurn } && drawn.contains { $0.driverCommand == .killNode && !$0.killsMidTurn })
+        expect(drawn.allSatisfy { $0.at <= .zero + .milliseconds(week.duration.milliseconds * 9 / 10) })
         for seed: UInt64 in [3, 4] {
             var run = Simulator(week, seed: seed, nemesis: spec)
-            #expect(run.duration == week.duration + Nemesis.settle && Simulator(week, seed: seed, settled: true).duration == run.duration)
+            expect(run.duration == week.duration + Nemesis.settle && Simulator(week, seed: seed, settled: true).duration == run.duration)
             run.run()
-            #expect(run.kills[.watch]! + run.kills[.phone]! == 8)
+            expectEqual(run.kills[.watch]! + run.kills[.phone]!, 8)
             // The fault-free twin is played only if a verdict asks for it, as `swarm` does.
             let verdicts = Invariants.check(RunEnd(run)) {
                 var calm = Simulator(week, seed: seed, settled: true)
                 calm.run()
                 return RunEnd(calm)
             }
-            for verdict in verdicts { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
+            for verdict in verdicts { expect(verdict.passed, "seed \(seed): \(verdict.line)") }
         }
     }
 
@@ -147,12 +148,12 @@ struct CrashSimulationTests {
         simulator.run()
         let lost = simulator.events.filter { $0.name == "sync.lost" && $0["channel"] == "healthkit" }
         let inside = lost.filter { window.contains($0.at) }.count
-        #expect(inside > 3 * (lost.count - inside), "\(inside) of \(lost.count) losses inside the burst")
-        #expect(simulator.phoneStore.workouts.count == 24)
+        expect(inside > 3 * (lost.count - inside), "\(inside) of \(lost.count) losses inside the burst")
+        expectEqual(simulator.phoneStore.workouts.count, 24)
         let spec = NemesisSpec(bursts: 5)
         let bursts = Nemesis.bursts(spec, seed: 9, duration: .days(7))
-        #expect(bursts.count == 5 && bursts.map(\.1) == Nemesis.bursts(spec, seed: 9, duration: .days(7)).map(\.1))
-        #expect(bursts.allSatisfy { $0.1.to <= .zero + .milliseconds(EmulatedDuration.days(7).milliseconds * 9 / 10) })
+        expect(bursts.count == 5 && bursts.map(\.1) == Nemesis.bursts(spec, seed: 9, duration: .days(7)).map(\.1))
+        expect(bursts.allSatisfy { $0.1.to <= .zero + .milliseconds(EmulatedDuration.days(7).milliseconds * 9 / 10) })
     }
 
     /// Clean channels, one workout every 5 minutes: the phone's next turn after 9 min is the
@@ -186,18 +187,18 @@ struct CrashSimulationTests {
         var stays = Simulator(try Self.midTurn(Self.phoneKilledAt9m))
         stays.run()
         let killed = try #require(stays.events.first { $0.name == "node.killed" })
-        #expect(killed.node == .phone && killed.at == .zero + .minutes(10) + .seconds(1) && killed["midTurn"] == .bool(true))
+        expect(killed.node == .phone && killed.at == .zero + .minutes(10) + .seconds(1) && killed["midTurn"] == .bool(true))
         // The turn it died in: the second workout, committed (the drivers commit first) ...
         let second = stays.watchStore.workouts.sorted { $0.start < $1.start }[1].uuid
-        #expect(stays.images[.phone]!.load().workouts.map(\.0.uuid).contains(second))
+        expect(stays.images[.phone]!.load().workouts.map(\.0.uuid).contains(second))
         // ... and not acknowledged: the watch still waits for it.
-        #expect(stays.watch.sync.pending(.healthkit) > 0)
+        expect(stays.watch.sync.pending(.healthkit) > 0)
 
         var back = Simulator(try Self.midTurn(Self.phoneKilledAt9m + "\n  - { at: 12m, phone: restart-node }"))
         back.run()
         // The retransmission finds it already received: acknowledged again, not applied twice.
-        #expect(back.events.contains { $0.name == "sync.duplicate" && $0.node == .phone && $0.at >= .zero + .minutes(12) })
-        #expect(back.phoneStore.workouts.count == 4 && back.watch.sync.pending(.healthkit) == 0)
+        expect(back.events.contains { $0.name == "sync.duplicate" && $0.node == .phone && $0.at >= .zero + .minutes(12) })
+        expect(back.phoneStore.workouts.count == 4 && back.watch.sync.pending(.healthkit) == 0)
     }
 
     @Test("a kill mid-turn with no turn before the restart dies then, between turns")  // R: V1
@@ -208,8 +209,8 @@ struct CrashSimulationTests {
             """))
         run.run()
         let watchKills = run.events.filter { $0.name == "node.killed" && $0.node == .watch }
-        #expect(watchKills.count == 1 && watchKills.first?.at == .zero + .minutes(9) + .seconds(30) && watchKills.first?["midTurn"] == nil)
-        #expect(run.phoneStore.workouts.count == 4)
+        expect(watchKills.count == 1 && watchKills.first?.at == .zero + .minutes(9) + .seconds(30) && watchKills.first?["midTurn"] == nil)
+        expectEqual(run.phoneStore.workouts.count, 4)
     }
 
     @Test("a deleted object saved again is caught at the moment it happens, even if deleted again by the end")  // R: V3
@@ -224,10 +225,10 @@ struct CrashSimulationTests {
             Event(at: t + .minutes(6), node: .phone, .recordSaved, fields: ["id": "R"]),
             Event(at: t + .minutes(7), node: .phone, .hkDeleted, fields: ["uuid": "A", "type": "workout"]),
         ]
-        #expect(Invariants.resurrections(in: events) == [
+        expectEqual(Invariants.resurrections(in: events), [
             "phone: A deleted, then saved again at 00:05:00.000", "phone: R deleted, then saved again at 00:06:00.000",
         ])
-        #expect(Invariants.resurrections(in: Array(events.prefix(4))).isEmpty)
+        expect(Invariants.resurrections(in: Array(events.prefix(4))).isEmpty)
     }
 
     @Test("a deletion that never reaches the other side is reported; one that does is not")  // R: V3
@@ -237,13 +238,13 @@ struct CrashSimulationTests {
             """
         var propagated = Simulator(try Self.midTurn(stream))
         propagated.run()
-        #expect(propagated.events.contains { $0.name == "hk.deleted" && $0.node == .watch })
-        #expect(Invariants.unpropagated(RunEnd(propagated)).isEmpty)
+        expect(propagated.events.contains { $0.name == "hk.deleted" && $0.node == .watch })
+        expect(Invariants.unpropagated(RunEnd(propagated)).isEmpty)
         // Both channels cut from before the delete to the end.
         var cut = Simulator(try Self.midTurn(stream, partitions: "[{ from: 8m30s, to: 2h }]"))
         cut.run()
         let left = Invariants.unpropagated(RunEnd(cut))
-        #expect(left.count == 1 && left[0].hasPrefix("phone → watch: 1 object(s), 1 record(s) deleted on one side are still on the other"), "\(left)")
+        expect(left.count == 1 && left[0].hasPrefix("phone → watch: 1 object(s), 1 record(s) deleted on one side are still on the other"), "\(left)")
     }
 
     @Test("the invariants catch a phone that forgets what it acknowledged")  // R: V3
@@ -257,6 +258,6 @@ struct CrashSimulationTests {
         run.brokenStorage = [.phone] // acknowledges what it never made durable
         run.run()
         let failed = Invariants.check(RunEnd(run), calm: RunEnd(calm)).filter { !$0.passed }.map(\.label)
-        #expect(failed.contains("invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(failed)")
+        expect(failed.contains("invariant: nothing lost: what each side made before the nemesis ended reached the other"), "\(failed)")
     }
 }

@@ -3,6 +3,7 @@ import PairSimApps
 @testable import PairSimCore
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -51,11 +52,11 @@ struct ForegroundMisbehaviourTests {
         let missed = run.events.filter { $0.name == "observer.completion.missed" }
         // The execute callback at launch and the workout's change callback, each 30 s after it came.
         let fired = run.events.filter { $0.node == .phone && $0.name == "observer.fired" }
-        #expect(fired.count == 2 && missed.count == 2, "\(fired.map(\.humanLine)) \(missed.map(\.humanLine))")
-        #expect(zip(fired, missed).allSatisfy { $1.at == $0.at + .seconds(30) && $1["type"] == "workout" })
-        #expect(Self.counter(run, "onScreenMissedCompletions") == 2)
-        #expect(Self.counter(run, "missedCompletions") == 0)
-        #expect(!run.events.contains { $0.name.hasPrefix("bgdelivery.missed") })
+        expect(fired.count == 2 && missed.count == 2, "\(fired.map(\.humanLine)) \(missed.map(\.humanLine))")
+        expect(zip(fired, missed).allSatisfy { $1.at == $0.at + .seconds(30) && $1["type"] == "workout" })
+        expectEqual(Self.counter(run, "onScreenMissedCompletions"), 2)
+        expectEqual(Self.counter(run, "missedCompletions"), 0)
+        expect(!run.events.contains { $0.name.hasPrefix("bgdelivery.missed") })
     }
 
     @Test("a callback the app completes, or one it gets off screen, is not reported here")  // R: F8
@@ -66,8 +67,8 @@ struct ForegroundMisbehaviourTests {
               - { at: 20m, watch: finish-workout }
             """)
         // The launch's callback came on screen; the workout's is a wake (its miss is HealthKit's).
-        #expect(run.events.filter { $0.name == "observer.completion.missed" }.count == 1)
-        #expect(Self.counter(run, "missedCompletions") == 3)
+        expectEqual(run.events.filter { $0.name == "observer.completion.missed" }.count, 1)
+        expectEqual(Self.counter(run, "missedCompletions"), 3)
     }
 
     @Test("an observer set up after launching: the background launch's wake finds none, reported and counted")  // R: F8
@@ -79,8 +80,8 @@ struct ForegroundMisbehaviourTests {
               - { at: 20m, watch: finish-workout }
             """)
         let missing = run.events.filter { $0.name == "observer.missing" }
-        #expect(missing.count == 3, "the wake and HealthKit's two retries")
-        #expect(Self.counter(run, "missingObservers") == 3)
-        #expect(run.events.contains { $0.name == "bgdelivery.stopped" })
+        expectEqual(missing.count, 3, "the wake and HealthKit's two retries")
+        expectEqual(Self.counter(run, "missingObservers"), 3)
+        expect(run.events.contains { $0.name == "bgdelivery.stopped" })
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 @testable import PairSimCore
 import PairSimHealthExport
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -56,21 +57,21 @@ struct HealthImportSimulationTests {
         let scenario = try Self.scenario("  - { at: 1m, watch: \"import-health \(path)\" }")
         var first = Simulator(scenario)
         first.run()
-        #expect(first.failedCommands.isEmpty, "\(first.failedCommands)")
+        expect(first.failedCommands.isEmpty, "\(first.failedCommands)")
         let finished = try #require(first.events.first { $0.name == "import.finished" })
-        #expect(Self.counts(first.phoneStore) == counts.byStoreType)
-        #expect(Self.counts(first.watchStore) == counts.byStoreType)
-        #expect(finished["saved"] == .int(Int64(counts.totalRecords + counts.workouts)) && finished["unknown"] == 0)
+        expectEqual(Self.counts(first.phoneStore), counts.byStoreType)
+        expectEqual(Self.counts(first.watchStore), counts.byStoreType)
+        expect(finished["saved"] == .int(Int64(counts.totalRecords + counts.workouts)) && finished["unknown"] == 0)
         let firstAcks = EmulatedInstant.zero + EmulatedDuration.minutes(1) + EmulatedDuration.seconds(5)
-        #expect(finished.at > firstAcks, "the import waited for acknowledgements (outbox of 2)")
-        #expect(first.events.contains { $0.name == "sync.lost" }, "the channel lost messages on the way")
+        expect(finished.at > firstAcks, "the import waited for acknowledgements (outbox of 2)")
+        expect(first.events.contains { $0.name == "sync.lost" }, "the channel lost messages on the way")
         // Shifted: the export's first day starts at emulated time zero; time of day is kept.
         let earliest = SampleType.allCases.compactMap { first.phoneStore.samples($0).map(\.start).min() }.min()!
-        #expect(earliest >= .zero && earliest < .zero + .days(1))
-        #expect(first.phoneStore.samples(.heartRate).allSatisfy { $0.source.name == "PairSim’s Apple Watch" })
+        expect(earliest >= .zero && earliest < .zero + .days(1))
+        expect(first.phoneStore.samples(.heartRate).allSatisfy { $0.source.name == "PairSim’s Apple Watch" })
         var second = Simulator(scenario)
         second.run()
-        #expect(second.eventLog == first.eventLog)
+        expectEqual(second.eventLog, first.eventLog)
     }
 
     @Test("a bad export changes nothing on either device; the error names line and column")  // R: E3
@@ -89,11 +90,11 @@ struct HealthImportSimulationTests {
         var simulator = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(good).bad.xml\" }"))
         simulator.run()
         let failed = try #require(simulator.events.first { $0.name == "import.failed" })
-        #expect(failed["line"] == .int(Int64(line)) && (failed["column"]?.intValue ?? 0) > 0, "\(failed)")
-        #expect(failed["reason"]?.stringValue?.contains("value -4 count/min is outside 1…400") == true, "\(failed)")
-        #expect(simulator.watchStore.sampleCount == 0 && simulator.phoneStore.sampleCount == 0)
-        #expect(simulator.watchStore.workoutCount == 0 && simulator.phoneStore.workoutCount == 0)
-        #expect(!simulator.events.contains { $0.name == "import.finished" })
+        expect(failed["line"] == .int(Int64(line)) && (failed["column"]?.intValue ?? 0) > 0, "\(failed)")
+        expectEqual(failed["reason"]?.stringValue?.contains("value -4 count/min is outside 1…400"), true, "\(failed)")
+        expect(simulator.watchStore.sampleCount == 0 && simulator.phoneStore.sampleCount == 0)
+        expect(simulator.watchStore.workoutCount == 0 && simulator.phoneStore.workoutCount == 0)
+        expect(!simulator.events.contains { $0.name == "import.finished" })
     }
 
     @Test("a watch killed mid-import resumes where it stopped; importing the file again saves nothing")  // R: E1, E3, V1
@@ -108,15 +109,15 @@ struct HealthImportSimulationTests {
             """
         var simulator = Simulator(try Self.scenario(timeline))
         simulator.run()
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
         let killed = try #require(simulator.events.first { $0.name == "node.killed" })
         let finished = simulator.events.filter { $0.name == "import.finished" }
-        #expect(finished.count == 2)
-        #expect(finished.first.map { $0.at > killed.at } == true, "the import was still going when the watch was killed")
-        #expect(Self.counts(simulator.phoneStore) == counts.byStoreType)
-        #expect(Self.counts(simulator.watchStore) == counts.byStoreType)
+        expectEqual(finished.count, 2)
+        expectEqual(finished.first.map { $0.at > killed.at }, true, "the import was still going when the watch was killed")
+        expectEqual(Self.counts(simulator.phoneStore), counts.byStoreType)
+        expectEqual(Self.counts(simulator.watchStore), counts.byStoreType)
         let total = Int64(counts.totalRecords + counts.workouts)
-        #expect(finished.last?["saved"] == 0 && finished.last?["ignored"] == .int(total), "the second import found everything by UUID")
+        expect(finished.last?["saved"] == 0 && finished.last?["ignored"] == .int(total), "the second import found everything by UUID")
     }
 
     @Test("UUIDs come from the entries alone: a later import of more days saves only what is new")  // R: E1
@@ -129,12 +130,12 @@ struct HealthImportSimulationTests {
             """
         var simulator = Simulator(try Self.scenario(timeline))
         simulator.run()
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
         let finished = simulator.events.filter { $0.name == "import.finished" }
         let first = try #require(finished.first?["saved"]?.intValue)
-        #expect(first > 0 && finished.count == 2)
-        #expect(finished.last?["ignored"] == .int(first), "the heart rate from the 3rd on was already there")
-        #expect(Self.counts(simulator.phoneStore) == counts.byStoreType)
+        expect(first > 0 && finished.count == 2)
+        expectEqual(finished.last?["ignored"], .int(first), "the heart rate from the 3rd on was already there")
+        expectEqual(Self.counts(simulator.phoneStore), counts.byStoreType)
     }
 
     @Test("part of an export, then the whole: every workout keeps its heart rate — time zero is the export's first day, whatever the filters left out")  // R: E5
@@ -163,16 +164,16 @@ struct HealthImportSimulationTests {
         func linked(_ timeline: String) throws -> Int {
             var simulator = Simulator(try Self.scenario(timeline))
             simulator.run()
-            #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+            expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
             let store = simulator.phoneStore
             let workout = try #require(store.workouts.first)
             return store.samples(.heartRate).filter { $0.start >= workout.start && $0.end <= workout.end }.count
         }
-        #expect(try linked("  - { at: 1m, watch: \"import-health \(path)\" }") == 41)
-        #expect(try linked("""
+        try expectEqual(linked("  - { at: 1m, watch: \"import-health \(path)\" }"), 41)
+        try expectEqual(linked("""
               - { at: 1m, watch: "import-health \(path) --since 2024-01-02 --until 2024-01-02" }
               - { at: 10m, watch: "import-health \(path)" }
-            """) == 41, "the 21 samples after midnight, imported first, are where the whole import puts the run")
+            """), 41, "the 21 samples after midnight, imported first, are where the whole import puts the run")
     }
 
     @Test("import-health --skip-invalid: the watch imports the rest and reports the bad record by line in import.checked and import.finished")  // R: E5
@@ -182,21 +183,21 @@ struct HealthImportSimulationTests {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let bad = text.replacingOccurrences(of: #"unit="kg""#, with: #"unit="KG""#)
         let skippedCount = text.components(separatedBy: #"unit="kg""#).count - 1
-        #expect(skippedCount > 0)
+        expect(skippedCount > 0)
         try bad.write(toFile: path + ".skip.xml", atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path + ".skip.xml") }
         var refused = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(path).skip.xml\" }"))
         refused.run()
         let failed = try #require(refused.events.first { $0.name == "import.failed" })
-        #expect(failed["reason"]?.stringValue?.contains("--skip-invalid imports the rest without it") == true, "\(failed)")
+        expectEqual(failed["reason"]?.stringValue?.contains("--skip-invalid imports the rest without it"), true, "\(failed)")
         var simulator = Simulator(try Self.scenario("  - { at: 1m, watch: \"import-health \(path).skip.xml --skip-invalid\" }"))
         simulator.run()
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
         let checked = try #require(simulator.events.first { $0.name == "import.checked" })
-        #expect(checked["skipped"] == .int(Int64(skippedCount)))
-        #expect(checked["skippedRecords"]?.arrayValue?.first?.stringValue?.hasPrefix("line ") == true)
+        expectEqual(checked["skipped"], .int(Int64(skippedCount)))
+        expectEqual(checked["skippedRecords"]?.arrayValue?.first?.stringValue?.hasPrefix("line "), true)
         var expected = counts.byStoreType
         expected["bodyMass"] = nil
-        #expect(Self.counts(simulator.phoneStore) == expected, "everything but the weights")
+        expectEqual(Self.counts(simulator.phoneStore), expected, "everything but the weights")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -17,7 +18,7 @@ struct PhoneTimingSimulationTests {
             \(timeline)
             """, file: Repository.scenarios + "/inline.yaml"))
         simulator.run()
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
         return simulator
     }
 
@@ -29,12 +30,12 @@ struct PhoneTimingSimulationTests {
             """)
         let phone = simulator.events.filter { $0.node == .phone }
         let refreshes = phone.filter { $0.name == "coordinator.refresh" && $0.at >= .zero + .minutes(2) }
-        #expect(refreshes.count == 1, "\(refreshes.map(\.humanLine))")
+        expectEqual(refreshes.count, 1, "\(refreshes.map(\.humanLine))")
         let loads = phone.filter { $0.name == "tab.loaded" && $0.at >= refreshes[0].at && $0.at < .zero + .minutes(2) + .seconds(20) }
-        #expect(loads.count == 3)
-        #expect(loads.first { $0["tab"] == "today" }?["hrv"]?.doubleValue == 49)
+        expectEqual(loads.count, 3)
+        expect(loads.first { $0["tab"] == "today" }?["hrv"]?.doubleValue == 49)
         let throttled = phone.filter { $0.name == "coordinator.throttled" && $0.at >= .zero + .minutes(2) + .seconds(20) }
-        #expect(throttled.count == 1 && throttled[0]["source"] == "observer", "\(throttled.map(\.humanLine))")
+        expect(throttled.count == 1 && throttled[0]["source"] == "observer", "\(throttled.map(\.humanLine))")
     }
 
     @Test("a finished workout: exactly one notification, however long after")  // R: D2, W1
@@ -44,8 +45,8 @@ struct PhoneTimingSimulationTests {
               - { at: 35m, watch: finish-workout }
             """, duration: "6h")
         let notifications = simulator.events.filter { $0.name == "notification.posted" && $0["title"] == "Workout completed" }
-        #expect(notifications.count == 1, "\(notifications.map(\.humanLine))")
+        expectEqual(notifications.count, 1, "\(notifications.map(\.humanLine))")
         let finished = try #require(simulator.events.first { $0.name == "workout.finished" })
-        #expect(notifications[0]["uuid"]?.stringValue == finished["uuid"]?.stringValue)
+        expectEqual(notifications[0]["uuid"]?.stringValue, finished["uuid"]?.stringValue)
     }
 }

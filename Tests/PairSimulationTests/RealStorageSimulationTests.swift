@@ -3,6 +3,7 @@ import PairSimApps
 @testable import PairSimCore
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -16,17 +17,17 @@ struct RealStorageSimulationTests {
         for seed: UInt64 in 1...6 {
             var run = Simulator(scenario, seed: seed, nemesis: NemesisSpec(crashes: 8, partitions: 2), realStorage: true)
             run.run()
-            #expect(run.runsRealStorage)
-            #expect(run.storageFaults.count == run.kills[.watch]! + run.kills[.phone]!, "seed \(seed): a storage fault per kill")
+            expect(run.runsRealStorage)
+            expectEqual(run.storageFaults.count, run.kills[.watch]! + run.kills[.phone]!, "seed \(seed): a storage fault per kill")
             kinds.formUnion(run.storageFaults.map(\.kind))
-            #expect(run.failedCommands.isEmpty, "seed \(seed): \(run.failedCommands)")
+            expect(run.failedCommands.isEmpty, "seed \(seed): \(run.failedCommands)")
             let verdicts = run.verdicts()
-            #expect(verdicts.contains { $0.label == "invariant: the real storage restores what was committed" })
-            for verdict in verdicts { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
+            expect(verdicts.contains { $0.label == "invariant: the real storage restores what was committed" })
+            for verdict in verdicts { expect(verdict.passed, "seed \(seed): \(verdict.line)") }
             // The kill events say which fault each was.
-            #expect(run.events.filter { $0.name == EventName.nodeKilled.rawValue }.allSatisfy { $0["storageFault"] != nil })
+            expect(run.events.filter { $0.name == EventName.nodeKilled.rawValue }.allSatisfy { $0["storageFault"] != nil })
         }
-        #expect(kinds == ["between writes", "torn write", "after its commit", "torn settle"], "\(kinds.sorted())")
+        expectEqual(kinds, ["between writes", "torn write", "after its commit", "torn settle"], "\(kinds.sorted())")
     }
 
     /// The stream scenario with each node promising to survive a power loss.
@@ -43,10 +44,10 @@ struct RealStorageSimulationTests {
             var run = Simulator(try Self.powerDurable(), seed: seed, nemesis: NemesisSpec(crashes: 8, partitions: 2), realStorage: true)
             run.run()
             kinds.formUnion(run.storageFaults.map(\.kind))
-            #expect(run.failedCommands.isEmpty, "seed \(seed): \(run.failedCommands)")
-            for verdict in run.verdicts() { #expect(verdict.passed, "seed \(seed): \(verdict.line)") }
+            expect(run.failedCommands.isEmpty, "seed \(seed): \(run.failedCommands)")
+            for verdict in run.verdicts() { expect(verdict.passed, "seed \(seed): \(verdict.line)") }
         }
-        #expect(kinds.contains("power loss"), "\(kinds.sorted())")
+        expect(kinds.contains("power loss"), "\(kinds.sorted())")
     }
 
     @Test("a power loss takes acknowledged turns from nodes that promise only to survive a kill (the default), and the invariants say so")  // R: K8
@@ -73,14 +74,14 @@ struct RealStorageSimulationTests {
             var run = Simulator(scenario, seed: seed, realStorage: true)
             run.losePowerAtEveryKill()
             run.run()
-            #expect(run.storageFaults.map(\.kind) == ["power loss", "power loss", "power loss"])
+            expectEqual(run.storageFaults.map(\.kind), ["power loss", "power loss", "power loss"])
             // What the phone had committed (and acknowledged) is not all in its files any more.
             if !run.storageFindings.isEmpty { lost += 1 }
             let failed = Invariants.check(RunEnd(run), calm: RunEnd(calm)).filter { !$0.passed }.map(\.label)
             if failed.contains("invariant: nothing lost: what each side made before the nemesis ended reached the other") { caught += 1 }
         }
-        #expect(lost > 0, "a power loss never took a committed turn from a node that does not sync them")
-        #expect(caught > 0, "the invariants never saw an acknowledged sample lost")
+        expect(lost > 0, "a power loss never took a committed turn from a node that does not sync them")
+        expect(caught > 0, "the invariants never saw an acknowledged sample lost")
     }
 
     @Test("sync.durability is kill or power")  // R: K8
@@ -94,10 +95,10 @@ struct RealStorageSimulationTests {
                 sync: { durability: \(durability) }
                 """, file: "inline")
         }
-        #expect(try topology("power").reliability.durability == .power)
-        #expect(try topology("kill").reliability.durability == .kill)
+        try expectEqual(topology("power").reliability.durability, .power)
+        try expectEqual(topology("kill").reliability.durability, .kill)
         let error = #expect(throws: ConfigError.self) { try topology("fsync") }
-        #expect(error?.description.contains("sync.durability") == true && error?.description.contains("expected kill or power") == true,
+        expect(error?.description.contains("sync.durability") == true && error?.description.contains("expected kill or power") == true,
                 "\(error?.description ?? "")")
     }
 
@@ -110,9 +111,9 @@ struct RealStorageSimulationTests {
         // The image keeps nothing: the files (which do) now differ from it at the restart.
         run.brokenStorage = [.phone]
         run.run()
-        #expect(run.storageFindings.count == 1 && run.storageFindings[0].contains("phone restarted from files that differ"), "\(run.storageFindings)")
+        expect(run.storageFindings.count == 1 && run.storageFindings[0].contains("phone restarted from files that differ"), "\(run.storageFindings)")
         let verdict = Invariants.check(RunEnd(run), calm: RunEnd(run)).first { $0.label == "invariant: the real storage restores what was committed" }
-        #expect(verdict?.passed == false)
+        expectEqual(verdict?.passed, false)
     }
 
     @Test("with the nemesis a share of seeds runs the real storage, drawn from the seed; without it none does")  // R: K8
@@ -120,13 +121,13 @@ struct RealStorageSimulationTests {
         let scenario = try CrashSimulationTests.stream("")
         let spec = NemesisSpec(crashes: 1, partitions: 0)
         let real = (UInt64(1)...128).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage }
-        #expect((3...15).contains(real.count), "\(real.count) of 128 at the default share 1/16")
-        #expect(real == (UInt64(1)...128).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage })
+        expect((3...15).contains(real.count), "\(real.count) of 128 at the default share 1/16")
+        expectEqual(real, (UInt64(1)...128).filter { Simulator(scenario, seed: $0, nemesis: spec).runsRealStorage })
         var none = spec
         none.realStorage = 0
-        #expect(!(UInt64(1)...64).contains { Simulator(scenario, seed: $0, nemesis: none).runsRealStorage })
-        #expect(!(UInt64(1)...64).contains { Simulator(scenario, seed: $0).runsRealStorage })
-        #expect(try ScenarioLoader.parse(yaml: "name: x\nduration: 1h\ntopology: default\nnemesis: { realStorage: 0.5 }", file: "inline").nemesis?.realStorage == 0.5)
+        expect(!(UInt64(1)...64).contains { Simulator(scenario, seed: $0, nemesis: none).runsRealStorage })
+        expect(!(UInt64(1)...64).contains { Simulator(scenario, seed: $0).runsRealStorage })
+        try expectEqual(ScenarioLoader.parse(yaml: "name: x\nduration: 1h\ntopology: default\nnemesis: { realStorage: 0.5 }", file: "inline").nemesis?.realStorage, 0.5)
         #expect(throws: ConfigError.self) { try ScenarioLoader.parse(yaml: "name: x\nduration: 1h\ntopology: default\nnemesis: { realStorage: 2 }", file: "inline") }
     }
 }

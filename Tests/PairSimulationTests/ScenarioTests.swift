@@ -1,6 +1,7 @@
 import Foundation
 import PairSimCore
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 @testable import PairSimScenario
@@ -33,7 +34,7 @@ struct ScenarioFileTests {
                          "many-types-at-once", "invalidation-during-fetch", "background-delivery-and-foreground",
                          "morning-run-pocket", "locked-during-workout", "force-quit-overnight", "watch-out-of-range",
                          "three-missed-completions", "hrv-storm", "week-of-normal-life"] {
-            #expect(names.contains(required + ".yaml"), "missing \(required)")
+            expect(names.contains(required + ".yaml"), "missing \(required)")
         }
     }
 
@@ -50,12 +51,12 @@ struct ScenarioFileTests {
               - { after: "watch workout.finished", within: 2m, then: 'phone notification.posted title="Workout completed"' }
               - { atMost: 1, of: "phone coordinator.refresh", per: 60s, from: 5m }
             """)
-        #expect(scenario.timeline.map(\.at.description) == ["00:10:00.000", "00:30:00.000", "00:30:00.000", "00:50:00.000"])
-        #expect(scenario.timeline[1].command == "start-workout running")
-        #expect(scenario.topology.phone.refresh.throttle == .minutes(2))
-        #expect(scenario.topology.channel(.healthkit).latency == .uniform(min: .seconds(1), max: .seconds(4)))
-        #expect(scenario.expectations.count == 2)
-        #expect(scenario.expectations[1].from == .zero + .minutes(5))
+        expectEqual(scenario.timeline.map(\.at.description), ["00:10:00.000", "00:30:00.000", "00:30:00.000", "00:50:00.000"])
+        expectEqual(scenario.timeline[1].command, "start-workout running")
+        expectEqual(scenario.topology.phone.refresh.throttle, .minutes(2))
+        expectEqual(scenario.topology.channel(.healthkit).latency, .uniform(min: .seconds(1), max: .seconds(4)))
+        expectEqual(scenario.expectations.count, 2)
+        expectEqual(scenario.expectations[1].from, .zero + .minutes(5))
     }
 
     // R: P6
@@ -85,21 +86,21 @@ struct ScenarioFileTests {
             _ = try Self.parse(yaml)
             Issue.record("accepted a bad scenario")
         } catch {
-            #expect(error.path == path, "path was \(error.path): \(error)")
-            #expect(error.reason.contains(reason), "reason was: \(error.reason)")
+            expectEqual(error.path, path, "path was \(error.path): \(error)")
+            expect(error.reason.contains(reason), "reason was: \(error.reason)")
         }
     }
 
     @Test("event matchers match node, name or prefix, and field values")
     func matchers() throws {
         let event = Event(at: .zero, node: .phone, .notificationPosted, fields: ["title": "Workout completed", "uuid": "A"])
-        #expect(try EventMatcher(parsing: #"phone notification.posted title="Workout completed""#).matches(event))
-        #expect(try EventMatcher(parsing: "notification.*").matches(event))
-        #expect(try !EventMatcher(parsing: "watch notification.posted").matches(event))
-        #expect(try !EventMatcher(parsing: "phone notification.posted uuid=B").matches(event))
+        try expect(EventMatcher(parsing: #"phone notification.posted title="Workout completed""#).matches(event))
+        try expect(EventMatcher(parsing: "notification.*").matches(event))
+        try expect(!EventMatcher(parsing: "watch notification.posted").matches(event))
+        try expect(!EventMatcher(parsing: "phone notification.posted uuid=B").matches(event))
         #expect(throws: CommandError.self) { try EventMatcher(parsing: "phone hk.savd") }
         #expect(throws: CommandError.self) { try EventMatcher(parsing: "phone nonsense") }
         // R: A4: an app's own events live outside PairSim's namespaces and may be expected.
-        #expect(try EventMatcher(parsing: "phone myapp.reading hrv=41").name == "myapp.reading")
+        try expectEqual(EventMatcher(parsing: "phone myapp.reading hrv=41").name, "myapp.reading")
     }
 }

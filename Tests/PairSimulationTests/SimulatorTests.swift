@@ -4,6 +4,7 @@ import PairSimCore
 import PairSimKit
 import WorkoutWatchApp
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 @testable import PairSimScenario
@@ -21,9 +22,9 @@ struct SimulatorTests {
         a.run()
         b.run()
         c.run()
-        #expect(a.events.count > 1_000)
-        #expect(a.eventLog == b.eventLog)
-        #expect(a.eventLog != c.eventLog)
+        expect(a.events.count > 1_000)
+        expectEqual(a.eventLog, b.eventLog)
+        expect(a.eventLog != c.eventLog)
     }
 
     @Test("every scenario in the library passes in simulation", arguments: Repository.scenarioFiles)  // R: P6
@@ -32,8 +33,8 @@ struct SimulatorTests {
         var simulator = Simulator(scenario)
         simulator.run()
         let verdicts = ExpectationChecker.check(scenario.expectations, events: simulator.events)
-        for verdict in verdicts { #expect(verdict.passed, "\(file): \(verdict.line)") }
-        #expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
+        for verdict in verdicts { expect(verdict.passed, "\(file): \(verdict.line)") }
+        expect(simulator.failedCommands.isEmpty, "\(simulator.failedCommands)")
     }
 
     // R: A3, A4, A7
@@ -42,7 +43,7 @@ struct SimulatorTests {
         let scenario = try ScenarioLoader.load(path: Repository.scenarios + "/" + file)
         var simulator = Simulator(scenario, app: "delta-sync")
         simulator.run()
-        #expect(!simulator.events.contains { $0.name == "app.misbehaved" }, "\(file)")
+        expect(!simulator.events.contains { $0.name == "app.misbehaved" }, "\(file)")
         // The reference app's UI actions are not delta-sync's: those, and only those, are refused;
         // and delta-sync does not use WatchConnectivity, so what the phone app would send over it is too.
         let theirs = ["open-workout", "delete-workout", "log-workout"]
@@ -50,19 +51,19 @@ struct SimulatorTests {
             !theirs.contains { command.contains(" \($0) ") || command.hasSuffix(" \($0)") }
                 && !(command.contains(" phone wc-") && command.contains("sessionNotActivated"))
         }
-        #expect(foreign.isEmpty, "\(file): \(foreign)")
+        expect(foreign.isEmpty, "\(file): \(foreign)")
         let stopped = try #require(simulator.events.last { $0.node == .phone && $0.name == "node.stopped" })
-        #expect(stopped["queries"] != nil && stopped["objectsRead"] != nil)
-        #expect(simulator.events.contains { $0.name == "delta.fetched" && $0.byApp }, "\(file): it fetched with anchored queries")
-        #expect(!simulator.events.contains { $0.name == "snapshot.fetch" }, "it never fetches whole snapshots")
+        expect(stopped["queries"] != nil && stopped["objectsRead"] != nil)
+        expect(simulator.events.contains { $0.name == "delta.fetched" && $0.byApp }, "\(file): it fetched with anchored queries")
+        expect(!simulator.events.contains { $0.name == "snapshot.fetch" }, "it never fetches whole snapshots")
     }
 
     @Test("a duration override stops the run there")  // R: P6
     func durationOverride() throws {
         var simulator = Simulator(try Self.scenario("week-of-normal-life"), duration: .days(1))
         simulator.run()
-        #expect(simulator.events.last!.at == .zero + .days(1))
-        #expect(simulator.events.filter { $0.name == "workout.finished" }.count == 1)
+        expectEqual(simulator.events.last!.at, .zero + .days(1))
+        expectEqual(simulator.events.filter { $0.name == "workout.finished" }.count, 1)
     }
 
     @Test("the summary counts what the report needs")  // R: P6, C12
@@ -74,12 +75,12 @@ struct SimulatorTests {
                                       events: simulator.events, verdicts: ExpectationChecker.check(scenario.expectations, events: simulator.events),
                                       failedCommands: [], charts: WorkoutCharts.make(simulator.phoneStore))
         let summary = outcome.summary
-        #expect(summary["passed"] == true)
-        #expect(summary["counters"]?["wakes"] == 1)
-        #expect(summary["counters"]?["notifications"] == 1)
-        #expect((summary["channels"]?["healthkit"]?["messages"]?.intValue ?? 0) > 0)
-        #expect((summary["channels"]?["cloudkit"]?["bytes"]?.intValue ?? 0) > 0)
-        #expect(outcome.charts.count == 1 && outcome.charts[0].summary != nil)
+        expectEqual(summary["passed"], true)
+        expect(summary["counters"]?["wakes"] == 1)
+        expect(summary["counters"]?["notifications"] == 1)
+        expect((summary["channels"]?["healthkit"]?["messages"]?.intValue ?? 0) > 0)
+        expect((summary["channels"]?["cloudkit"]?["bytes"]?.intValue ?? 0) > 0)
+        expect(outcome.charts.count == 1 && outcome.charts[0].summary != nil)
     }
 }
 
@@ -113,9 +114,9 @@ struct TrappingSimulationTests {
         var simulator = Simulator(scenario: scenario, app: AppRegistration(name: "trapper", summary: "", actions: [], make: { Trapper() }), watchApp: try! AppCatalog.watchApp(for: scenario.topology))
         simulator.run()
         let crash = try #require(simulator.appCrash)
-        #expect(simulator.failedCommands.last?.contains("the app trapped (SIGILL during observer update handler); the run stopped there") == true, "\(simulator.failedCommands)")
-        #expect(simulator.events.last { $0.name != "node.stopped" }?.at == crash.at, "nothing after the trap")
-        #expect(simulator.events.last?.name == "node.stopped")
+        expectEqual(simulator.failedCommands.last?.contains("the app trapped (SIGILL during observer update handler); the run stopped there"), true, "\(simulator.failedCommands)")
+        expectEqual(simulator.events.last { $0.name != "node.stopped" }?.at, crash.at, "nothing after the trap")
+        expectEqual(simulator.events.last?.name, "node.stopped")
     }
 }
 
@@ -128,11 +129,11 @@ struct HostedWatchSimulationTests {
         var a = Simulator(scenario), b = Simulator(scenario)
         a.run()
         b.run()
-        #expect(a.eventLog == b.eventLog)
-        for verdict in ExpectationChecker.check(scenario.expectations, events: a.events) { #expect(verdict.passed, "\(verdict.line)") }
+        expectEqual(a.eventLog, b.eventLog)
+        for verdict in ExpectationChecker.check(scenario.expectations, events: a.events) { expect(verdict.passed, "\(verdict.line)") }
         // Heart rate reached the phone while the workout ran.
         let finished = try #require(a.events.first { $0.node == .watch && $0.name == "workout.finished" })
-        #expect(a.events.contains { $0.node == .phone && $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" && $0.at < finished.at })
+        expect(a.events.contains { $0.node == .phone && $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRate" && $0.at < finished.at })
     }
 
     @Test("a broken watch app (finishWorkout() before endCollection) fails the scenario's expectations")  // R: A8, A9
@@ -143,8 +144,8 @@ struct HostedWatchSimulationTests {
         var run = Simulator(scenario: scenario, app: try AppCatalog.registration(named: "reference", topology: scenario.topology), watchApp: broken)
         run.run()
         let failed = ExpectationChecker.check(scenario.expectations, events: run.events).filter { !$0.passed }.map(\.label)
-        #expect(failed.contains("exactly 1 × watch workout.finished"), "\(failed)")
-        #expect(failed.contains("exactly 1 × phone watch.workoutFinished via=message"), "\(failed)")
+        expect(failed.contains("exactly 1 × watch workout.finished"), "\(failed)")
+        expect(failed.contains("exactly 1 × phone watch.workoutFinished via=message"), "\(failed)")
     }
 
     @Test("a scenario's own invariants are checked under the nemesis, where its expectations are not: the broken app fails them on every seed, the right one on none")  // R: A11, V2
@@ -160,7 +161,7 @@ struct HostedWatchSimulationTests {
                 var run = Simulator(scenario: scenario, app: reference, watchApp: app, seed: seed, nemesis: NemesisSpec())
                 run.run()
                 let verdict = run.verdicts().first { $0.label == "invariant: the workout is saved" }
-                #expect(verdict?.passed == !fails, "seed \(seed), \(app.summary)")
+                expectEqual(verdict?.passed, !fails, "seed \(seed), \(app.summary)")
             }
         }
     }

@@ -3,6 +3,7 @@ import PairSimApps
 @testable import PairSimCore
 import PairSimKit
 import Testing
+import TestSupport
 @testable import PairSimConfig
 @testable import PairSimulation
 
@@ -31,11 +32,11 @@ struct WatchConnectivityAsDocumentedTests {
               - { at: 3m, watch: "wc-send '{\\"a\\":1}' --no-reply" }
             """
         let documented = try Self.run(timeline)
-        #expect(documented.events.contains { $0.name == "app.state" && $0["from"] == "forceQuit" && $0["reason"] == "WatchConnectivity message" })
-        #expect(documented.events.contains { $0.name == "wc.delivered" })
+        expect(documented.events.contains { $0.name == "app.state" && $0["from"] == "forceQuit" && $0["reason"] == "WatchConnectivity message" })
+        expect(documented.events.contains { $0.name == "wc.delivered" })
         let field = try Self.run(timeline, overrides: "overrides:\n  channels: { watchconnectivity: { launchesForceQuitApp: false } }")
-        #expect(!field.events.contains { $0.name == "app.state" && $0["from"] == "forceQuit" })
-        #expect(field.events.contains { $0.node == .phone && $0.name == "wc.expired" })
+        expect(!field.events.contains { $0.name == "app.state" && $0["from"] == "forceQuit" })
+        expect(field.events.contains { $0.node == .phone && $0.name == "wc.expired" })
     }
 
     @Test("fails: CODE passes a command refused with that code, and fails the scenario when it succeeds or fails otherwise")  // R: F6
@@ -46,15 +47,15 @@ struct WatchConnectivityAsDocumentedTests {
               - { at: 12m, watch: in-range }
               - { at: 13m, watch: "wc-send '{\\"a\\":[1,null]}'", fails: payloadUnsupportedTypes }
             """)
-        #expect(passing.failedCommands.isEmpty, "\(passing.failedCommands)")
+        expect(passing.failedCommands.isEmpty, "\(passing.failedCommands)")
         let succeeded = try Self.run("""
               - { at: 11m, watch: "wc-send '{\\"a\\":1}' --no-reply", fails: notReachable }
             """)
-        #expect(succeeded.failedCommands.count == 1 && succeeded.failedCommands[0].contains("expected to fail with notReachable, but it succeeded"))
+        expect(succeeded.failedCommands.count == 1 && succeeded.failedCommands[0].contains("expected to fail with notReachable, but it succeeded"))
         let otherwise = try Self.run("""
               - { at: 11m, watch: "wc-send '{\\"a\\":null}'", fails: notReachable }
             """)
-        #expect(otherwise.failedCommands.count == 1 && otherwise.failedCommands[0].contains("expected to fail with notReachable, but: wc-send: payloadUnsupportedTypes"))
+        expect(otherwise.failedCommands.count == 1 && otherwise.failedCommands[0].contains("expected to fail with notReachable, but: wc-send: payloadUnsupportedTypes"))
     }
 
     @Test("a payload holding null anywhere is refused with payloadUnsupportedTypes, naming where")  // R: F6
@@ -62,7 +63,7 @@ struct WatchConnectivityAsDocumentedTests {
         let run = try Self.run("""
               - { at: 11m, watch: "wc-transfer '{\\"a\\":{\\"b\\":[0,null]}}'" }
             """)
-        #expect(run.failedCommands.first?.contains("payloadUnsupportedTypes: the payload holds null at a.b[1]") == true, "\(run.failedCommands)")
+        expectEqual(run.failedCommands.first?.contains("payloadUnsupportedTypes: the payload holds null at a.b[1]"), true, "\(run.failedCommands)")
     }
 
     /// Sends complication data four times once its session is active, logging what WCSession says.
@@ -98,13 +99,13 @@ struct WatchConnectivityAsDocumentedTests {
             return simulator.events
         }
         let onFace = try run("{ complication: { onActiveFace: true, transfersPerDay: 3 } }").filter { $0.name == "sender.sent" }
-        #expect(onFace.map { $0["remainingBefore"]?.intValue } == [3, 2, 1, 0])
-        #expect(onFace.map { $0["complication"] } == [.bool(true), .bool(true), .bool(true), .bool(false)])
-        #expect(onFace.allSatisfy { $0["enabled"] == .bool(true) })
+        expectEqual(onFace.map { $0["remainingBefore"]?.intValue }, [3, 2, 1, 0])
+        expectEqual(onFace.map { $0["complication"] }, [.bool(true), .bool(true), .bool(true), .bool(false)])
+        expect(onFace.allSatisfy { $0["enabled"] == .bool(true) })
         let offFace = try run("{ complication: { onActiveFace: false } }")
-        #expect(offFace.filter { $0.name == "sender.sent" }.allSatisfy { $0["enabled"] == .bool(false) && $0["complication"] == .bool(false) })
-        #expect(!offFace.contains { $0.name == "wc.queued" && $0["complication"] != nil })
-        #expect(offFace.filter { $0.node == .watch && $0.name == "wc.received" }.count == 4, "all four arrive as user info")
+        expect(offFace.filter { $0.name == "sender.sent" }.allSatisfy { $0["enabled"] == .bool(false) && $0["complication"] == .bool(false) })
+        expect(!offFace.contains { $0.name == "wc.queued" && $0["complication"] != nil })
+        expectEqual(offFace.filter { $0.node == .watch && $0.name == "wc.received" }.count, 4, "all four arrive as user info")
     }
 }
 
@@ -121,14 +122,14 @@ struct AppActionOptionTests {
             var run = Simulator(scenario, realStorage: realStorage)
             run.run()
             // It refused its own state at every restart: `stalledUntil` was past the wire's bound for instants.
-            #expect(run.failedCommands.isEmpty, "\(run.failedCommands)")
-            #expect(run.storageFindings.isEmpty, "\(run.storageFindings)")
+            expect(run.failedCommands.isEmpty, "\(run.failedCommands)")
+            expect(run.storageFindings.isEmpty, "\(run.storageFindings)")
             let received = run.events.filter { $0.node == .phone && $0.name == EventName.wcReceived.rawValue && $0["kind"] == .string("userinfo") }
             // The reference watch app is relaunched with the node and activates its session again: as
             // the field reports say, that unsticks the transfer (before, the built-in app waited for
             // the second transfer at 1h40m); the second then sticks in its turn.
-            #expect(received.count == 1 && received[0].at >= .zero + .minutes(31) && received[0].at < .zero + .minutes(32), "\(received.map(\.at))")
-            #expect(run.events.filter { $0.node == .watch && $0.name == EventName.wcStalled.rawValue }.count == 2)
+            expect(received.count == 1 && received[0].at >= .zero + .minutes(31) && received[0].at < .zero + .minutes(32), "\(received.map(\.at))")
+            expectEqual(run.events.filter { $0.node == .watch && $0.name == EventName.wcStalled.rawValue }.count, 2)
         }
     }
 
@@ -145,6 +146,6 @@ struct AppActionOptionTests {
             """, file: Repository.scenarios + "/inline.yaml")
         var run = Simulator(scenario)
         run.run()
-        #expect(run.failedCommands.isEmpty, "\(run.failedCommands)")
+        expect(run.failedCommands.isEmpty, "\(run.failedCommands)")
     }
 }

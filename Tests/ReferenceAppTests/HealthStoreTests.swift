@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PairSimCore
 @testable import PairSimKit
 
@@ -11,15 +12,15 @@ struct HealthStoreTests {
         let sample = HealthSample(uuid: UUID(), type: type, start: .zero, end: .zero + .minutes(1),
                                   value: type.validRange.lowerBound, source: .other("scale-app"))
         let (first, ops) = store.save(workouts: [], samples: [sample])
-        #expect(first.samples == [sample])
-        #expect(first.changedTypes == [.sample(type)])
-        #expect(ops.count == 1)
+        expectEqual(first.samples, [sample])
+        expectEqual(first.changedTypes, [.sample(type)])
+        expectEqual(ops.count, 1)
         let (again, _) = store.save(workouts: [], samples: [sample])
-        #expect(again.samples.isEmpty && again.ignored == 1)
-        #expect(store.latestSample(type) == sample)
+        expect(again.samples.isEmpty && again.ignored == 1)
+        expectEqual(store.latestSample(type), sample)
         let (deleted, _) = store.delete([DeletedObject(uuid: sample.uuid, type: .sample(type))], now: .zero + .hours(1))
-        #expect(deleted.map(\.uuid) == [sample.uuid])
-        #expect(store.sampleCount == 0)
+        expectEqual(deleted.map(\.uuid), [sample.uuid])
+        expectEqual(store.sampleCount, 0)
     }
 
     @Test("workouts keep their source; the latest is by end date")  // R: H1
@@ -30,39 +31,39 @@ struct HealthStoreTests {
         let late = Workout(uuid: UUID(), activity: "yoga", start: .zero + .minutes(10), end: .zero + .hours(1), activeDuration: .minutes(50),
                            activeEnergy: nil, source: .other("yoga-app"))
         _ = store.save(workouts: [late, early], samples: [])
-        #expect(store.latestWorkout == late)
-        #expect(store.workouts == [early, late])
-        #expect(store.workout(late.uuid)?.source.name == "yoga-app")
-        #expect(!late.source.isOwnAppGroup && early.source.isOwnAppGroup)
+        expectEqual(store.latestWorkout, late)
+        expectEqual(store.workouts, [early, late])
+        expectEqual(store.workout(late.uuid)?.source.name, "yoga-app")
+        expect(!late.source.isOwnAppGroup && early.source.isOwnAppGroup)
     }
 
     @Test("the app moves through its states by command, the lock apart from them")  // R: L1, L2
     func lifecycle() {
         var driver = PhoneDriver { $0.app.initialState = .notRunning }
-        #expect(driver.phone.app == .notRunning)
+        expectEqual(driver.phone.app, .notRunning)
         driver.run("launch")
-        #expect(driver.phone.app == .foreground)
+        expectEqual(driver.phone.app, .foreground)
         driver.run("inactive")
-        #expect(driver.phone.app == .inactive)
+        expectEqual(driver.phone.app, .inactive)
         driver.run("foreground")
         driver.run("background")
-        #expect(driver.phone.app == .background)
+        expectEqual(driver.phone.app, .background)
         driver.advance(.seconds(6))
-        #expect(driver.phone.app == .suspended)
+        expectEqual(driver.phone.app, .suspended)
         driver.run("terminate")
-        #expect(driver.phone.app == .notRunning)
+        expectEqual(driver.phone.app, .notRunning)
         driver.run("foreground")
-        #expect(driver.phone.app == .foreground)
+        expectEqual(driver.phone.app, .foreground)
         driver.run("lock")
-        #expect(driver.phone.locked && driver.phone.app == .background)
+        expect(driver.phone.locked && driver.phone.app == .background)
         driver.run("unlock")
-        #expect(!driver.phone.locked && driver.phone.app == .foreground, "the app on screen at lock comes back")
+        expect(!driver.phone.locked && driver.phone.app == .foreground, "the app on screen at lock comes back")
         driver.run("force-quit")
-        #expect(driver.phone.app == .forceQuit)
-        #expect(driver.refuse("terminate").contains("only ends apps in the background"))
-        #expect(driver.refuse("background").contains("not on screen"))
+        expectEqual(driver.phone.app, .forceQuit)
+        expect(driver.refuse("terminate").contains("only ends apps in the background"))
+        expect(driver.refuse("background").contains("not on screen"))
         let states = driver.named(.appState).compactMap { $0["to"]?.stringValue }
-        #expect(states == ["foreground", "inactive", "foreground", "background", "suspended", "notRunning", "foreground", "background",
+        expectEqual(states, ["foreground", "inactive", "foreground", "background", "suspended", "notRunning", "foreground", "background",
                            "foreground", "forceQuit"])
     }
 }
@@ -74,10 +75,10 @@ struct StoreEdgeCaseTests {
         var store = HealthStore()
         let sample = HealthSample(uuid: UUID(), type: .bodyMass, start: .zero, end: .zero, value: 70, source: .watchApp)
         let (deleted, ops) = store.delete([DeletedObject(uuid: sample.uuid, type: .sample(.bodyMass))], now: .zero)
-        #expect(deleted.isEmpty)
-        #expect(ops == [.blockIDs([sample.uuid])])
-        #expect(store.tombstones.isEmpty)
-        #expect(store.save(workouts: [], samples: [sample]).0.samples.isEmpty)
+        expect(deleted.isEmpty)
+        expectEqual(ops, [.blockIDs([sample.uuid])])
+        expect(store.tombstones.isEmpty)
+        expect(store.save(workouts: [], samples: [sample]).0.samples.isEmpty)
     }
 
     @Test("a batch deleting many samples removes exactly those")  // R: H1
@@ -89,8 +90,8 @@ struct StoreEdgeCaseTests {
         _ = store.save(workouts: [], samples: samples)
         let doomed = samples.enumerated().filter { $0.offset % 3 == 0 }.map { DeletedObject(uuid: $0.element.uuid, type: .sample($0.element.type)) }
         let (deleted, _) = store.delete(doomed, now: .zero)
-        #expect(Set(deleted.map(\.uuid)) == Set(doomed.map(\.uuid)))
-        #expect(store.sampleCount == 1_000 - doomed.count)
+        expectEqual(Set(deleted.map(\.uuid)), Set(doomed.map(\.uuid)))
+        expectEqual(store.sampleCount, 1_000 - doomed.count)
     }
 
     @Test("packed samples keep hundreds of distinct sources")  // R: S7
@@ -98,7 +99,7 @@ struct StoreEdgeCaseTests {
         let samples = (0..<600).map { i in
             HealthSample(uuid: UUID(), type: .heartRate, start: .zero, end: .zero, value: 90, source: .other("app-\(i)"))
         }
-        #expect(try SampleCodec.unpack(SampleCodec.pack(samples)) == samples)
+        try expectEqual(SampleCodec.unpack(SampleCodec.pack(samples)), samples)
     }
 
     @Test("locked: a deferred wake comes after unlock, and later changes still wake")  // R: H4, O4
@@ -114,7 +115,7 @@ struct StoreEdgeCaseTests {
         driver.advance(.minutes(5))
         driver.arrive(HealthObjectsBatch(samples: [driver.sample(.heartRateVariabilitySDNN, 42)]))
         driver.advance(.minutes(5))
-        #expect(driver.count(.bgdeliveryWake, from: mark) == 2)
+        expectEqual(driver.count(.bgdeliveryWake, from: mark), 2)
     }
 
     @Test("a fetch frozen by suspension does not leave the tabs loading forever")  // R: C9, C10
@@ -126,11 +127,11 @@ struct StoreEdgeCaseTests {
         driver.run("pull-to-refresh today")
         driver.run("background")
         driver.advance(.minutes(2))
-        #expect(driver.phone.app == .suspended)
+        expectEqual(driver.phone.app, .suspended)
         driver.run("foreground")
         driver.run("pull-to-refresh today")
         driver.advance(.minutes(3))
         // The frozen fetch resumed with the app; the newest load is the one the tab shows.
-        #expect(driver.named(.tabLoaded, "tab", "today").last!["load"] == driver.named(.tabReload, "tab", "today").last!["load"])
+        expectEqual(driver.named(.tabLoaded, "tab", "today").last!["load"], driver.named(.tabReload, "tab", "today").last!["load"])
     }
 }
