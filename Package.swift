@@ -24,7 +24,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -71,8 +70,8 @@ let package = Package(
             dependencies: [
                 "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ", "CFaultyDisk",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Only its signal handling: its ServiceLifecycle module would bring swift-async-algorithms
+                // into the build (NodeRunner.run says what that cost).
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

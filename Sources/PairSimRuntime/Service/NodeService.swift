@@ -1,38 +1,17 @@
 import Foundation
-import Logging
 import PairSimApps
 import PairSimCore
 import PairSimHealthExport
 import PairSimKit
-import ServiceLifecycle
-import Synchronization
+import UnixSignals
 
-/// A node process as a ServiceLifecycle `Service`: it lasts as long as the node's loop, which runs
-/// on the process's main thread (`NodeRunner.run`), and asks the loop to stop on graceful shutdown
-/// (SIGINT/SIGTERM via the `ServiceGroup`).
+/// A node process: its loop, which runs on the process's main thread (`NodeRunner.run`) and stops
+/// on `shutdown`, SIGTERM or SIGINT.
 ///
 /// The loop has the main thread, not a thread of its own, because it delivers the app's calls:
 /// app code that puts work on `DispatchQueue.main` gets it run in those deliveries, in order
 /// (`AppExecutor`), and nothing else in the process drains the main queue.
-public struct NodeService: Service {
-    public let mailbox: Mailbox
-    let finished: LoopCompletion
-
-    /// Creates the service for a loop that `finished` hears the end of.
-    init(mailbox: Mailbox, finished: LoopCompletion) {
-        self.mailbox = mailbox
-        self.finished = finished
-    }
-
-    public func run() async throws {
-        let mailbox = self.mailbox
-        try await withTaskCancellationOrGracefulShutdownHandler {
-            try await finished.wait()
-        } onCancelOrGracefulShutdown: {
-            mailbox.post(.stop)
-        }
-    }
-
+public enum NodeService {
     /// Runs the node's loop to its end. Everything it opened — sockets, the ZeroMQ context, the
     /// database, the directory lock — is closed when this returns: the context's end waits for the
     /// control socket's last reply (`shutdown`'s) to leave, before the process may exit.
@@ -98,54 +77,28 @@ public enum NodeRunner {
     }
 
     /// Runs the node on this thread — the main thread, in PairSim's executables — until SIGINT,
-    /// SIGTERM or `shutdown`; the `ServiceGroup` that turns signals into a graceful stop runs on the
-    /// platform's executors beside it.
+    /// SIGTERM or `shutdown`. A signal is a graceful stop: it asks the loop to stop as `shutdown`
+    /// does (UnixSignals' dispatch sources catch it, on the platform's executors beside the loop).
+    ///
+    /// This was swift-service-lifecycle's `ServiceGroup` with the loop as its one service. That
+    /// package's `ServiceLifecycle` module brings swift-async-algorithms and OrderedCollections into
+    /// the build, 17 s of CPU in a debug build here for what these lines do; its `UnixSignals`
+    /// module, which did the signal handling inside it, is used directly.
     public static func run(_ options: NodeOptions) throws {
         // Foundation's UserDefaults.standard of the app: per node, in its data directory (read at
         // the app's first use, after the loop holds the directory's lock and `--fresh` emptied it).
         try AppRuntime.keepUserDefaults(in: options.endpoints.data + "/defaults")
-        var logger = Logger(label: "pairsim.\(options.node)")
-        logger.logLevel = .warning
         let mailbox = Mailbox()
-        let finished = LoopCompletion()
-        let service = NodeService(mailbox: mailbox, finished: finished)
         if options.readStdin { StdinReader.start(mailbox: mailbox) }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-        let groupEnded = DispatchSemaphore(value: 0)
-        Task.detached {
-            try? await group.run()
-            groupEnded.signal()
+        let trapping = DispatchSemaphore(value: 0)
+        let signals = Task.detached {
+            let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+            trapping.signal()
+            for await _ in signals { mailbox.post(.stop) }
         }
-        let result = Result { try NodeService.runLoop(options: options, mailbox: mailbox, makeModel: { makeModel($0, boot: $1) }) }
-        finished.finish(result)
-        groupEnded.wait()
-        try result.get()
-    }
-}
-
-/// The end of a node's loop, awaited by its `NodeService`.
-final class LoopCompletion: Sendable {
-    private let state = Mutex<(result: Result<Void, Error>?, waiter: CheckedContinuation<Void, Error>?)>((nil, nil))
-
-    func finish(_ result: Result<Void, Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Error>? in
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func wait() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            let result = state.withLock { state -> Result<Void, Error>? in
-                if state.result == nil { state.waiter = continuation }
-                return state.result
-            }
-            if let result { continuation.resume(with: result) }
-        }
+        // Trapped before the loop starts: a SIGTERM that comes early stops the node gracefully too.
+        trapping.wait()
+        defer { signals.cancel() }
+        try NodeService.runLoop(options: options, mailbox: mailbox, makeModel: { makeModel($0, boot: $1) })
     }
 }
