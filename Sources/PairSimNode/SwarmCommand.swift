@@ -125,7 +125,8 @@ public struct SwarmRun: ParsableCommand {
     func coordinate(_ scenario: Scenario, shard: SwarmShard, share: [UInt64]) throws {
         let started = ContinuousClock.now
         let count = share.count
-        let workers = max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, count))
+        // None for a shard with no seeds: its summary says it ran 0 seeds with 0 workers.
+        let workers = min(max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount), count)
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
         let spec = scenario.nemesisPlayed(flag: nemesis)
         let heavy = share.map { Nemesis.drawsRealStorage(spec, seed: $0) }
@@ -137,7 +138,7 @@ public struct SwarmRun: ParsableCommand {
         // workers inherit it ignored, which is harmless: they write only to this process's pipe.
         signal(SIGPIPE, SIG_IGN)
         var children: [ChildProcess] = []
-        for index in 0..<workers where index < count {
+        for index in 0..<workers {
             var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--worker", String(index),
                              "--shard", shard.description]
             if nemesis { arguments.append("--nemesis") }

@@ -297,6 +297,10 @@ struct SwarmEndToEndTests {
         for (index, shard) in shards.enumerated() {
             expect(shard.output.contains("swarm mixed: 5 seed(s) from 3, shard \(index + 1)/3 in"), "\(shard.output)")
         }
+        // More shards than seeds: a shard with none starts no worker and passes.
+        let empty = try await PairHarness.runTopology(["swarm", file, "--seeds", "2", "--from", "3", "--shard", "3/3"])
+        expect(empty.status == 0 && empty.output.contains("swarm mixed: 0 seed(s) from 3, shard 3/3 in") && empty.output.contains("(0.0 seeds/s, 0 worker(s)): 0 failed"),
+               "\(empty.output)")
         let merged = try await PairHarness.runTopology(["swarm", "merge", dir + "/results", "--junit", dir + "/merged.xml"])
         expectEqual(merged.status, 1, "\(merged.output)")
         // Every failing seed, what failed and its reproduce line: the same lines, in the same order.
