@@ -92,9 +92,9 @@ public enum NodeRunner {
         if options.readStdin { StdinReader.start(mailbox: mailbox) }
         let trapping = DispatchSemaphore(value: 0)
         let signals = Task.detached {
-            let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+            let caught = await UnixSignalsSequence(trapping: .sigterm, .sigint)
             trapping.signal()
-            for await _ in signals { mailbox.post(.stop) }
+            for await _ in caught { mailbox.post(.stop) }
         }
         // Trapped before the loop starts: a SIGTERM that comes early stops the node gracefully too.
         trapping.wait()
