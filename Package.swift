@@ -123,7 +123,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // `expect` and `expectEqual` for the tests: the macro `#expect` was most of their build (Tests/Support/Expect.swift).
+        // `expect` and `expectEqual` for the tests: the macro `#expect` was over a third of their build (Tests/Support/Expect.swift).
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ZeroMQTests", dependencies: ["TestSupport", "ZeroMQ"]),
         .testTarget(name: "PairSimCoreTests", dependencies: ["TestSupport", "PairSimCore"]),
