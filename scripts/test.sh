@@ -95,13 +95,11 @@ swift test --skip-build "${swift_flags[@]}"
 
 # The simulator with a nemesis over many seeds (docs/SCENARIOS.md#the-nemesis-and-the-invariants):
 # kills, restarts and partitions drawn from each seed, invariants checked against the fault-free run.
-# Sized for the debug build CI has, PairSimCore optimized: ~35 s on 2 cores. Longer swarms run on
-# a release build, in shards if need be (docs/SWARM.md). Measured: optimizing PairSimCore took
-# this phase from 44-52 s to 28 s (with 100, 24 and 100 seeds of the first three; they are back
-# at 150, 40 and 150 since), the tests from 95 s to 58-73 s and the gallery from 10 s to 6-8 s,
-# for 20-80 s more build (Package.swift). An earlier trial that optimized PairSimKit, the apps and
-# PairSimulation too cost 76 s more build for about the same savings. Running this beside
-# `swift test` saved nothing (both keep the 2 cores busy).
+# Sized for the debug build CI has, PairSimCore optimized (Package.swift: what that costs and
+# saves): 35-44 s on 2 cores. Longer swarms run on a release build, in shards if need be
+# (docs/SWARM.md). Optimizing PairSimKit, the apps and PairSimulation too cost 76 s more build
+# for about the same savings. Running this beside `swift test` saved nothing (both keep the 2
+# cores busy).
 phase "swarm: nemesis seeds in simulation"
 "$bin/topology" swarm Topologies/scenarios/nodes-killed-mid-stream.yaml --seeds 150 --nemesis
 # Every seed on the real journal and SQLite, power losses among the kills (R: K8).

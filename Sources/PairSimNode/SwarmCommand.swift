@@ -129,8 +129,8 @@ public struct SwarmRun: ParsableCommand {
         let workers = min(max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount), count)
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
         let spec = scenario.nemesisPlayed(flag: nemesis)
-        let heavy = share.map { Nemesis.drawsRealStorage(spec, seed: $0) }
-        let order = share.indices.filter { heavy[$0] }.map { share[$0] } + share.indices.filter { !heavy[$0] }.map { share[$0] }
+        let drawn = zip(share, share.map { Nemesis.drawsRealStorage(spec, seed: $0) })
+        let order = drawn.filter { $0.1 }.map(\.0) + drawn.filter { !$0.1 }.map(\.0)
         let collected = Mutex<[JSON]>([])
         let broken = Mutex<[String]>([])
         let dispatch = SeedDispatch(order: order, workers: workers)
