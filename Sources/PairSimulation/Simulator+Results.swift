@@ -8,9 +8,7 @@ extension Simulator {
     /// The phone's records at the end.
     public var phoneRecords: RecordStore { phone.platform.records }
     /// Messages not yet acknowledged, per node.
-    public func pending(_ node: NodeName) -> Int {
-        Channel.allCases.reduce(0) { $0 + (node == .watch ? watch.platform.sync.pending($1) : phone.platform.sync.pending($1)) }
-    }
+    public func pending(_ node: NodeName) -> Int { node == .watch ? watch.pendingMessages : phone.pendingMessages }
     /// `3 node kills (watch 1, phone 2), 2 partitions` of a run's nemesis.
     public static func nemesisSummary(_ sim: Simulator) -> String {
         let partitions = sim.timeline.filter { $0.byNemesis && $0.entry.command == "out-of-range" }.count

@@ -85,6 +85,9 @@ public struct SyncEngine: Sendable {
     /// Outbox size for `channel` (unacknowledged messages).
     public func pending(_ channel: Channel) -> Int { outbound[channel]!.entries.count }
 
+    /// Unacknowledged messages on every channel together.
+    public var pendingOnAllChannels: Int { outbound.values.reduce(0) { $0 + $1.entries.count } }
+
     /// True if the outbox for `channel` has room for another message.
     public func hasRoom(_ channel: Channel) -> Bool {
         outbound[channel]!.entries.count < outbound[channel]!.reliability.outboxLimit

@@ -46,6 +46,8 @@ package protocol AppHostingNode: NodeModel {
     associatedtype Platform: AppHostingPlatform
     var platform: Platform { get set }
     var runtime: AppRuntime { get }
+    /// Messages the node still waits to have acknowledged, on every channel.
+    var pendingMessages: Int { get }
 }
 
 extension AppHostingNode {

@@ -18,6 +18,7 @@ package struct WatchNode: AppHostingNode {
     // `platform` through the protocol — a copy of the whole platform per call (seen in the
     // profile of `scripts/bench.sh simulate`).
     package var nextDeadline: EmulatedInstant? { platform.nextDeadline }
+    package var pendingMessages: Int { platform.sync.pendingOnAllChannels }
     package func stop(now: EmulatedInstant) -> [NodeAction] { platform.stop(now: now) }
     package func persistentValues() -> NodeValues { platform.persistentValues() }
     package mutating func changedValues() -> NodeValues { platform.changedValues() }
