@@ -38,6 +38,7 @@ final class BenchPair {
         for node in NodeName.allCases {
             var launch = NodeLaunch(node: node, topologyPath: path, epochUnixMilliseconds: epoch)
             launch.quiet = true
+            launch.dataDirectory = topology.nodes[node]!.data
             // As the topology launcher does: a node whose benchmark is gone stops too.
             launch.parentPID = getpid()
             processes.append(try launch.start(binDirectory: bin, output: .errorsOnly))

@@ -78,7 +78,9 @@ struct CompatibilityEndToEndTests {
         try pair.must(.watch, "write-sample hr 70")
         try await pair.waitFor(.phone, "the sample's update", printed("synced: +1 -0, 1 kept"))
         await pair.stop("phone", signal: SIGKILL)
-        try await pair.startNode(.phone, epoch: epoch, executable: "pairsim-compat", app: "compat-anchored-sync")
+        // Started as by hand this time: the node sets XDG_CONFIG_HOME itself (and starts again
+        // with it), where the harness, as the launchers do, set it before.
+        try await pair.startNode(.phone, epoch: epoch, executable: "pairsim-compat", app: "compat-anchored-sync", presetConfigHome: false)
         // The relaunched app's query starts at the archived anchor: nothing new since.
         try await pair.waitFor(.phone, count: 2, "the sync after the restart", printed("synced: +0 -0, 0 kept"))
         expect(!pair.events(.phone).contains(where: printed("synced: +1 -0, 2 kept")))

@@ -22,8 +22,10 @@ extension PairHarness {
     }
 
     @discardableResult
-    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, executable: String? = nil, app: String? = nil) async throws -> ChildProcess {
-        let process: ChildProcess = try startNode(node, epoch: epoch, stdin: stdin, waiting: false, executable: executable, app: app)
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, executable: String? = nil, app: String? = nil,
+                   presetConfigHome: Bool = true) async throws -> ChildProcess {
+        let process: ChildProcess = try startNode(node, epoch: epoch, stdin: stdin, waiting: false, executable: executable, app: app,
+                                                  presetConfigHome: presetConfigHome)
         try await waitUntilAnswering(node)
         return process
     }

@@ -69,16 +69,21 @@ final class PairHarness: @unchecked Sendable {
     }
 
     /// Starts one node directly (no launcher) with a shared epoch; `waiting`: until it answers.
+    /// `presetConfigHome`: as the launchers do, with `XDG_CONFIG_HOME` already set for it
+    /// (`NodeLaunch.dataDirectory`); false: as a node started by hand, which sets it itself.
     @discardableResult
-    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, waiting: Bool = true, executable: String? = nil, app: String? = nil) throws -> ChildProcess {
+    func startNode(_ node: NodeName, epoch: Int64, stdin: Pipe? = nil, waiting: Bool = true, executable: String? = nil, app: String? = nil,
+                   presetConfigHome: Bool = true) throws -> ChildProcess {
         var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: epoch)
         launch.color = false
         launch.readStdin = stdin != nil
         launch.app = app
+        if presetConfigHome { launch.dataDirectory = topology.nodes[node]!.data }
         // The node ends when the test process does, even killed: no node outlives an interrupted run.
         launch.parentPID = getpid()
         let process = try ChildProcess(name: "\(node)-node", executable: executable.map { Self.binDirectory + "/" + $0 } ?? NodeLaunch.executable(node, binDirectory: Self.binDirectory),
-                                       arguments: launch.arguments, output: .file(directory + "/\(node).out"), stdin: stdin)
+                                       arguments: launch.arguments, output: .file(directory + "/\(node).out"), stdin: stdin,
+                                       environment: launch.environment)
         processes[node.rawValue] = process
         if waiting { try waitUntilAnswering(node) }
         return process

@@ -20,9 +20,11 @@ extension AppRuntime {
     /// not already name `directory`, this sets it and replaces the process with a fresh image of
     /// itself (`execv` of `/proc/self/exe`, same pid, arguments and descriptors), which starts
     /// with it: one extra exec per node start.
+    /// A launcher that sets `XDG_CONFIG_HOME` to `configHome(for: directory)` in the node's
+    /// environment spares it that exec (`NodeLaunch.dataDirectory`).
     package static func keepUserDefaults(in directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let absolute = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let absolute = configHome(for: directory)
         if ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] != absolute {
             setenv("XDG_CONFIG_HOME", absolute, 1)
             execv("/proc/self/exe", CommandLine.unsafeArgv)
@@ -30,6 +32,11 @@ extension AppRuntime {
             FileHandle.standardError.write(Data("warning: could not restart with XDG_CONFIG_HOME=\(absolute) (errno \(errno)); the app's UserDefaults are kept in ~/.config\n".utf8))
         }
         synchronizesUserDefaults.store(true, ordering: .relaxed)
+    }
+
+    /// The `XDG_CONFIG_HOME` that keeps UserDefaults in `directory`.
+    package static func configHome(for directory: String) -> String {
+        URL(fileURLWithPath: directory).standardizedFileURL.path
     }
 
     /// A simulation: `UserDefaults.standard` starts empty (nothing from an earlier run or seed);

@@ -88,6 +88,7 @@ public final class PairSupervisor: Sendable {
         for node in NodeName.allCases {
             var launch = NodeLaunch(node: node, topologyPath: options.topologyPath, epochUnixMilliseconds: epoch)
             launch.timeScale = options.topology.timeScale
+            launch.dataDirectory = options.topology.nodes[node]!.data
             launch.parentPID = getpid()
             launch.color = options.color
             launch.fresh = options.fresh

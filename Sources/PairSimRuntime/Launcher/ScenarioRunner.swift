@@ -80,6 +80,7 @@ public struct ScenarioRunner {
             var launch = NodeLaunch(node: node, topologyPath: topologyPath, epochUnixMilliseconds: clock.epochUnixMilliseconds)
             launch.quiet = true
             launch.fresh = fresh
+            launch.dataDirectory = topology.nodes[node]!.data
             launch.parentPID = getpid()
             launch.app = node == .phone ? app : watchApp
             if stepper != nil { launch.steppedClock = steppedPath } else { launch.epochFile = epochPath }

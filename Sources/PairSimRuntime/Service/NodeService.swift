@@ -87,7 +87,7 @@ public enum NodeRunner {
     public static func run(_ options: NodeOptions) throws {
         // Foundation's UserDefaults.standard of the app: per node, in its data directory (read at
         // the app's first use, after the loop holds the directory's lock and `--fresh` emptied it).
-        try AppRuntime.keepUserDefaults(in: options.endpoints.data + "/defaults")
+        try AppRuntime.keepUserDefaults(in: NodeLaunch.userDefaultsDirectory(data: options.endpoints.data))
         let mailbox = Mailbox()
         if options.readStdin { StdinReader.start(mailbox: mailbox) }
         let trapping = DispatchSemaphore(value: 0)
