@@ -3,11 +3,11 @@ import Foundation
 import PackageDescription
 
 // CI's debug build (scripts/test.sh with CI=true sets PAIRSIM_OPTIMIZE_CORE=1) optimizes
-// PairSimCore, where the tests and the swarm spend most of their time. Fresh-clone CI runs here,
-// one after the other: the tests took 58-73 s against 94-95 s and the swarm 28 s against 44-52 s
-// (the same seeds), but the build 178-244 s against 158-164 s (276 s against 315 s in all in one pair,
-// 332 s against 328 s in another). Only then: unsafe flags would keep a
-// package that depends on a tagged version of PairSim from building, and a debugger wants it unoptimized.
+// PairSimCore, where the tests and the swarm spend most of their time. Measured here in CI's
+// build, one after the other: compiling the module takes 103 s of CPU instead of 24 s, and saves
+// 76 s in the tests (86 s against 162 s) and 67 s in the swarm phase (55 s against 121 s).
+// Only then: unsafe flags would keep a package that depends on a tagged version of PairSim from
+// building, and a debugger wants it unoptimized.
 let coreSettings: [SwiftSetting] = ProcessInfo.processInfo.environment["PAIRSIM_OPTIMIZE_CORE"] == "1" ? [.unsafeFlags(["-O"])] : []
 
 let package = Package(

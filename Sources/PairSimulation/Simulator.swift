@@ -326,7 +326,7 @@ public struct Simulator {
     // What the loop reads of a node every turn, read through an `inout` access of a generic, as
     // the node loop reads its model (`NodeLoop.nextDeadline(of:)`). In a debug build, a plain read
     // from this mutating code copied the whole node first, and `pending(_:)` the whole simulator:
-    // CI's swarm phase (a debug build) took 58.6 s of CPU with them and 48.4 s without (medians of 2).
+    // CI's swarm phase (a debug build) took 56.5 and 60.7 s of CPU with them, 49.0 and 47.8 s without.
     static func nextDeadline<Node: NodeModel>(of node: inout Node) -> EmulatedInstant? { node.nextDeadline }
     static func pendingMessages<Node: AppHostingNode>(of node: inout Node) -> Int { node.pendingMessages }
 
