@@ -172,6 +172,18 @@ struct HealthKitAPITests {
         expectEqual(HKSource.default().bundleIdentifier, "com.pairsim.app")
     }
 
+    @Test("a workout's activity name in PairSim's logs maps to its HKWorkoutActivityType and back")  // R: A13
+    func activityNames() {
+        for activity in HKWorkoutActivityType.allCases {
+            expectEqual(HKWorkoutActivityType(coreName: activity.coreName), activity)
+            expectEqual(HKWorkoutActivityType(coreName: String(describing: activity)), activity)
+        }
+        expectEqual(HKWorkoutActivityType(coreName: "hiit"), .highIntensityIntervalTraining)
+        expectEqual(HKWorkoutActivityType(coreName: "strength"), .traditionalStrengthTraining)
+        expectEqual(HKWorkoutActivityType(coreName: "running"), .running)
+        expectEqual(HKWorkoutActivityType(coreName: "parkour"), .other)
+    }
+
     @Test("observer queries honour their predicate; one query for several types hears which changed")  // R: A13
     func observerPredicates() {
         let log = ScriptedApp.Log()

@@ -106,7 +106,9 @@ extension HKWorkoutActivityType {
         self = Self.byCoreName[coreName] ?? .other
     }
 
-    /// Every activity by its name, made once: describing each case until one matched took ~2.5 %
-    /// of CPU in a debug swarm (every workout an app reads is named this way).
-    private static let byCoreName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.coreName, $0) })
+    /// Every activity by its case name, and PairSim's `hiit` and `strength`, made once: describing
+    /// each case until one matched took ~2.5 % of CPU in a debug swarm (every workout an app reads
+    /// is named this way).
+    private static let byCoreName = Dictionary(uniqueKeysWithValues: allCases.map { (String(describing: $0), $0) })
+        .merging(["hiit": .highIntensityIntervalTraining, "strength": .traditionalStrengthTraining]) { $1 }
 }
