@@ -7,8 +7,6 @@ extension Simulator {
     public var watchStore: HealthStore { watch.platform.store }
     /// The phone's records at the end.
     public var phoneRecords: RecordStore { phone.platform.records }
-    /// Messages not yet acknowledged, per node.
-    public func pending(_ node: NodeName) -> Int { node == .watch ? watch.pendingMessages : phone.pendingMessages }
     /// `3 node kills (watch 1, phone 2), 2 partitions` of a run's nemesis.
     public static func nemesisSummary(_ sim: Simulator) -> String {
         let partitions = sim.timeline.filter { $0.byNemesis && $0.entry.command == "out-of-range" }.count

@@ -125,8 +125,8 @@ public struct Simulator {
         var stalled = 0
         while appCrash == nil {
             drainDeliveries()
-            let timer = (down.contains(.watch) ? nil : Self.nextDeadline(of: &watch))
-                .earliest(down.contains(.phone) ? nil : Self.nextDeadline(of: &phone))
+            let timer = (down.contains(.watch) ? nil : WatchNode.nextDeadline(of: &watch))
+                .earliest(down.contains(.phone) ? nil : PhoneNode.nextDeadline(of: &phone))
             let command = nextCommand < timeline.count ? timeline[nextCommand].entry.at : nil
             guard let next = timer.earliest(command), next <= end else { break }
             if next <= now { stalled += 1 } else { stalled = 0; idle(until: next) }
@@ -323,11 +323,8 @@ public struct Simulator {
         }
     }
 
-    // What the loop reads of a node every turn, read through an `inout` access of a generic, as
-    // the node loop reads its model (`NodeLoop.nextDeadline(of:)`). In a debug build, a plain read
-    // from this mutating code copied the whole node first, and `pending(_:)` the whole simulator:
-    // CI's swarm phase (a debug build) took 56.5 and 60.7 s of CPU with them, 49.0 and 47.8 s without.
-    static func nextDeadline<Node: NodeModel>(of node: inout Node) -> EmulatedInstant? { node.nextDeadline }
+    /// A node's unacknowledged messages, read as `NodeModel.nextDeadline(of:)` reads its deadline,
+    /// for the same reason: a plain read from this mutating code copied the whole node first.
     static func pendingMessages<Node: AppHostingNode>(of node: inout Node) -> Int { node.pendingMessages }
 
     /// The small values as the node loop would have committed them after the last turn. Kills

@@ -14,7 +14,7 @@ extension NodeLoop {
     /// a little after its instant still runs at it when the model was handed nothing since.
     func runScheduled(_ command: String, at instant: EmulatedInstant) -> CommandResult {
         var actions: [NodeAction] = []
-        if let next = Self.nextDeadline(of: &model), next <= instant { actions = model.advance(to: instant) }
+        if let next = Model.nextDeadline(of: &model), next <= instant { actions = model.advance(to: instant) }
         if instant > lastTurnAt { lastTurnAt = instant }
         var result = model.handleLogged(commandText: command, now: instant)
         result.actions = actions + result.actions

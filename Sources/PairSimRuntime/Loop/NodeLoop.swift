@@ -106,7 +106,7 @@ final class NodeLoop<Model: NodeModel> {
             // acknowledgement it follows: single-sample p50 280 µs against 220 µs with the
             // millisecond's wait (5 runs each, same session). Events: see `EventSink`.
             let idleWork = storage.unsettledTurns > 0 || !sink.isEmpty
-            let deadline = Self.nextDeadline(of: &model).earliest(scheduled?.at)
+            let deadline = Model.nextDeadline(of: &model).earliest(scheduled?.at)
             let timeout = pollTimeout(until: deadline)
             let ready = try poller.poll(timeoutMilliseconds: idleWork ? min(1, timeout) : timeout)
             if idleWork, !ready.contains(where: { $0.contains(.readable) }), deadline.map({ $0 > options.clock.now() }) ?? true {
@@ -169,7 +169,7 @@ final class NodeLoop<Model: NodeModel> {
                 }
             }
             var worked = !replies.isEmpty || controlReply != nil || !actions.isEmpty
-            if let deadline = Self.nextDeadline(of: &model), deadline <= options.clock.now() {
+            if let deadline = Model.nextDeadline(of: &model), deadline <= options.clock.now() {
                 actions += model.advance(to: turnNow())
                 worked = true
             }
@@ -196,10 +196,6 @@ final class NodeLoop<Model: NodeModel> {
         try storage.settle()
         sink.flush()
     }
-
-    /// The model's next deadline, read through an `inout` access: a plain read of the stored
-    /// model copied all of it first (the phone's: ~3.5 µs a turn, in the single-sample probe).
-    static func nextDeadline(of model: inout Model) -> EmulatedInstant? { model.nextDeadline }
 
     /// Wall milliseconds until the model's next deadline, capped so the parent check runs.
     func pollTimeout(until deadline: EmulatedInstant?) -> Int {
@@ -242,7 +238,7 @@ final class NodeLoop<Model: NodeModel> {
     /// due at the current instant and no frame waits unread.
     func clockStatus() -> String {
         let now = options.clock.now()
-        let next = Self.nextDeadline(of: &model)
+        let next = Model.nextDeadline(of: &model)
         var object = JSONObject()
         object.append("now", .int(now.milliseconds))
         object.append("next", next.map { .int($0.milliseconds) } ?? .null)
