@@ -137,8 +137,17 @@ public struct SwarmRun: ParsableCommand {
         // A worker that dies leaves its pipe: writing to it must fail, not end this process. The
         // workers inherit it ignored, which is harmless: they write only to this process's pipe.
         signal(SIGPIPE, SIG_IGN)
+        // Each worker's temporary files (a real-storage seed's disks) go in a directory of its own
+        // under this one, which goes when the swarm ends: a worker killed in a seed cannot remove
+        // its seed's files itself, and a night's swarm would pile them up.
+        let scratch = NSTemporaryDirectory() + "pairsim-swarm-\(ProcessInfo.processInfo.globallyUniqueString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         var children: [ChildProcess] = []
         for index in 0..<workers {
+            let temporary = scratch + "/worker-\(index)"
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = temporary
             var arguments = ["swarm", file, "--seeds", String(seeds), "--from", String(from), "--worker", String(index),
                              "--shard", shard.description]
             if nemesis { arguments.append("--nemesis") }
@@ -155,7 +164,7 @@ public struct SwarmRun: ParsableCommand {
                     // counts as not run, and the worker still gets its next one.
                     if line.contains("\"seed\"") { dispatch.next(to: index) }
                 }
-            }, stdin: dispatch.pipes[index]))
+            }, stdin: dispatch.pipes[index], environment: environment))
             dispatch.next(to: index)
         }
         let tty = isatty(STDERR_FILENO) != 0

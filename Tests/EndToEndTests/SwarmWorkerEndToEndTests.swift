@@ -14,13 +14,19 @@ extension SwarmEndToEndTests {
     func workerKilled() async throws {
         let dir = try ResultsEndToEndTests.temporary("swarm-killed")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = try Self.oneKill(in: dir)
+        // Every seed on the real storage, so the worker dies holding its seed's disks.
+        let file = try Self.oneKill(in: dir, realStorage: true)
         let results = dir + "/results"
-        let (status, output) = try await PairHarness.offPool { () throws -> (Int32, String) in
+        // The swarm's temporary directory: empty again once it has ended, the killed worker's files included.
+        let temporary = dir + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        let (status, output) = try await PairHarness.offPool { [environment] () throws -> (Int32, String) in
             let lines = Mutex<[String]>([])
             let swarm = try ChildProcess(name: "swarm", executable: PairHarness.binDirectory + "/topology",
                                          arguments: ["swarm", file, "--seeds", "30", "--jobs", "2", "--results", results],
-                                         output: .lines { line in lines.withLock { $0.append(line) } })
+                                         output: .lines { line in lines.withLock { $0.append(line) } }, environment: environment)
             // The first worker seen to have started on its work (its own program, some CPU spent:
             // past reading its first seed) dies, in whichever seed it holds: it holds one at a time.
             var killed = false
@@ -37,6 +43,7 @@ extension SwarmEndToEndTests {
             return (swarm.terminationStatus, lines.withLock { $0.joined(separator: "\n") })
         }
         expectEqual(status, 1, "\(output)")
+        expectEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [], "left in the swarm's TMPDIR")
         let lines = try String(contentsOfFile: results + "/shard-1-of-1.jsonl", encoding: .utf8).split(separator: "\n").dropFirst()
         let ran: Set<Int64> = Set(lines.compactMap { line -> Int64? in (try? JSONParser().parse(String(line)))?["seed"]?.exactIntValue })
         let all: Set<Int64> = Set((1...30).map { Int64($0) })
@@ -56,13 +63,14 @@ extension SwarmEndToEndTests {
 
     /// Writes `one-kill.yaml` to `dir`: a 2-hour scenario whose nemesis kills one node per seed
     /// (its `nemesis:` key turns the nemesis on without --nemesis); returns its path.
-    static func oneKill(in dir: String) throws -> String {
+    /// `realStorage`: every seed plays the real storage (else the nemesis's default share).
+    static func oneKill(in dir: String, realStorage: Bool = false) throws -> String {
         let file = dir + "/one-kill.yaml"
         try """
             name: one-kill
             topology: \(ResultsEndToEndTests.scenarios)/../default.yaml
             duration: 2h
-            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m }
+            nemesis: { crashes: 1, partitions: 0, maxDowntime: 5m\(realStorage ? ", realStorage: 1" : "") }
             timeline:
               - { at: 5m, watch: write-sample hrv 50 }
             """.write(toFile: file, atomically: true, encoding: .utf8)
