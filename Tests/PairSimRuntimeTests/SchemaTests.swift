@@ -349,4 +349,36 @@ struct SchemaTests {
         let applied = try queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
         expectEqual(applied, ["v1", "v10", "v11", "v12", "v13", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
+
+    @Test("a new database is made at v12 in one step exactly as migrations v1…v12 make it: schema, rows and the migrations applied")  // R: K7
+    func freshInOneStep() throws {
+        let oneStep = SQLiteStorageTests.temporaryPath(), migrated = SQLiteStorageTests.temporaryPath()
+        defer { for path in [oneStep, migrated] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } } }
+        // The step itself, on a new file: it runs once, and not on a database with anything in it.
+        let queue = try DatabaseQueue(path: oneStep)
+        expect(try SQLiteStorage.createInOneStep(queue), "a new file is made in one step")
+        expect(!(try SQLiteStorage.createInOneStep(queue)), "a database with tables is left alone")
+        try queue.close()
+        _ = try SQLiteStorage(path: oneStep)
+        _ = try SQLiteStorage(path: migrated, inOneStep: false)
+        let made = try Self.everything(oneStep), wanted = try Self.everything(migrated)
+        expectEqual(made.schema, wanted.schema)
+        expectEqual(made.rows, wanted.rows)
+        expectEqual(made.rows["grdb_migrations"]?.count, SQLiteStorage.migrator.migrations.count)
+    }
+
+    /// A database's schema (each object's type, table and statement, by name; not where SQLite
+    /// keeps it) and every table's rows, as text.
+    static func everything(_ path: String) throws -> (schema: [String: String], rows: [String: [String]]) {
+        try DatabaseQueue(path: path).read { db in
+            var schema: [String: String] = [:], rows: [String: [String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master") {
+                schema[row["name"]] = "\(row["type"] as String) on \(row["tbl_name"] as String): \(row["sql"] as String? ?? "(automatic)")"
+            }
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+                rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"").map(\.description).sorted()
+            }
+            return (schema, rows)
+        }
+    }
 }

@@ -20,7 +20,9 @@ final class SQLiteStorage: NodeStorage {
     /// the baseline `pairsim-bench rows` measures against. Never set in a node.
     nonisolated(unsafe) static var rewritesValuesWhole = false
 
-    init(path: String) throws {
+    /// `inOneStep`: a new database is made at schema v12 at once (`createInOneStep`); false (tests
+    /// only) runs every migration, as a database older than v12 does.
+    init(path: String, inOneStep: Bool = true) throws {
         self.path = path
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -30,6 +32,7 @@ final class SQLiteStorage: NodeStorage {
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.read { db in try Self.checkVersion(db, path: path) }
+            if inOneStep { _ = try Self.createInOneStep(queue) }
             try Self.migrator.migrate(queue)
         } catch let error as RuntimeError {
             throw error
