@@ -231,4 +231,13 @@ struct SyncEngineTests {
         guard case .rejected = inbound else { Issue.record("expected rejection"); return }
         expectEqual(actions.events.map(\.name), ["wire.rejected"])
     }
+
+    @Test("each channel keeps its own outbox: the engine's per-channel storage is indexed by Channel.allCases")  // R: S2, X1
+    func perChannelStorage() {
+        expectEqual(Channel.allCases.map(\.position), Array(Channel.allCases.indices))
+        var channels = PerChannel { $0.rawValue }
+        channels[.cloudkit] += "!"
+        expectEqual(channels.all, ["healthkit", "cloudkit!", "watchconnectivity"])
+        expectEqual(Channel.allCases.map { channels[$0] }, channels.all)
+    }
 }

@@ -188,7 +188,7 @@ struct SchemaTests {
     }
 
     static func outbox(_ sync: SyncEngine, _ channel: Channel) -> [OutboxRecord] {
-        sync.outbound[channel]!.entries.values.map(\.record).sorted { $0.seq < $1.seq }
+        sync.outbound[channel].entries.values.map(\.record).sorted { $0.seq < $1.seq }
     }
 
     /// A wave-1 (schema v1) database holding `values` and `outbox` as wave 1 wrote them.

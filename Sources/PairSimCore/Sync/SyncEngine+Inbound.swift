@@ -47,8 +47,8 @@ extension SyncEngine {
         }
         // A partition cuts both ways: what reaches a node whose side of the channel is cut (its own
         // out-of-range or offline) did not, as far as that node can tell.
-        if let channel = envelope.channel, outbound[channel]!.isPartitioned(at: now) {
-            return (.unreachable, [outbound[channel]!.event(.syncDropped, now, [
+        if let channel = envelope.channel, outbound[channel].isPartitioned(at: now) {
+            return (.unreachable, [outbound[channel].event(.syncDropped, now, [
                 "kind": .string(envelope.kind.rawValue), "seq": .int(Int64(envelope.seq)),
             ])])
         }
@@ -70,8 +70,8 @@ extension SyncEngine {
             let window = inbound[channel]?[envelope.stream]
             if let window, window.contains(envelope.seq) {
                 // Received bytes count messages taken (new or duplicate), never refused ones.
-                outbound[channel]!.counters.receivedBytes += frames[1].count
-                outbound[channel]!.counters.duplicatesDropped += 1
+                outbound[channel].counters.receivedBytes += frames[1].count
+                outbound[channel].counters.duplicatesDropped += 1
                 return (.duplicate, [
                     .emit(Event(at: now, node: node, .syncDuplicate, fields: [
                         "channel": .string(channel.rawValue), "seq": .int(Int64(envelope.seq)),
@@ -106,8 +106,8 @@ extension SyncEngine {
     public mutating func accept(_ envelope: Envelope, bytes: Int, summary: JSONObject, now: EmulatedInstant) -> [NodeAction] {
         let channel = envelope.channel!
         let window = record(envelope)
-        outbound[channel]!.counters.receivedMessages += 1
-        outbound[channel]!.counters.receivedBytes += bytes
+        outbound[channel].counters.receivedMessages += 1
+        outbound[channel].counters.receivedBytes += bytes
         var fields: JSONObject = [
             "channel": .string(channel.rawValue), "seq": .int(Int64(envelope.seq)), "kind": .string(envelope.kind.rawValue),
             "delay": .string((now - envelope.sentAt).description),
@@ -160,7 +160,7 @@ extension SyncEngine {
 
     /// Acknowledges `window` on `channel`, through the channel model (an ack may be lost).
     mutating func acknowledge(_ channel: Channel, window: InboundWindow, now: EmulatedInstant) -> NodeAction {
-        outbound[channel]!.acknowledgement(ackFrame(channel, window: window, now: now), upTo: window.cumulative, now: now)
+        outbound[channel].acknowledgement(ackFrame(channel, window: window, now: now), upTo: window.cumulative, now: now)
     }
 
     func ackFrame(_ channel: Channel, window: InboundWindow, now: EmulatedInstant) -> WireFrame {
@@ -205,7 +205,7 @@ extension SyncEngine {
             return (.rejected(wireError), [reject(wireError, topic: envelope.topic, bytes: bytes, now: now)])
         }
         // An ack for a stream this node no longer sends on (an earlier run) has nothing to free.
-        guard envelope.stream == outbound[channel]!.stream else { return (.ack(channel), []) }
-        return (.ack(channel), outbound[channel]!.acknowledge(upTo: UInt64(upTo), selective: selective, now: now))
+        guard envelope.stream == outbound[channel].stream else { return (.ack(channel), []) }
+        return (.ack(channel), outbound[channel].acknowledge(upTo: UInt64(upTo), selective: selective, now: now))
     }
 }

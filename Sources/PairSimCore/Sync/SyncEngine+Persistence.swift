@@ -26,7 +26,7 @@ extension SyncEngine {
 
     public var snapshot: Snapshot {
         Snapshot(channels: Channel.allCases.map { channel in
-            let out = outbound[channel]!
+            let out = outbound[channel]
             return Snapshot.ChannelState(channel: channel, stream: out.stream, nextSeq: out.nextSeq,
                                          inbound: (streamOrder[channel] ?? []).compactMap { inbound[channel]?[$0] })
         })

@@ -20,7 +20,7 @@ extension SyncEngine {
 
     /// When the oldest message still unacknowledged on `channel` was made (nil: none pending).
     public func oldestPending(_ channel: Channel) -> EmulatedInstant? {
-        outbound[channel]!.entries.values.map(\.record.createdAt).min()
+        outbound[channel].entries.values.map(\.record.createdAt).min()
     }
 
     /// `{"bad-body":2,…}`: refused frames by code, every code present.

@@ -23,7 +23,7 @@ public struct SyncEngine: Sendable {
 
     public let node: NodeName
     public let limits: WireLimits
-    var outbound: [Channel: OutboundChannel]
+    var outbound: PerChannel<OutboundChannel>
     var inbound: [Channel: [String: InboundWindow]] = [:]
     /// Stream order per channel, oldest first, so old windows can be dropped deterministically.
     var streamOrder: [Channel: [String]] = [:]
@@ -38,22 +38,19 @@ public struct SyncEngine: Sendable {
         self.node = node
         self.limits = limits
         self.boot = boot
-        var outbound: [Channel: OutboundChannel] = [:]
-        for channel in Channel.allCases {
-            outbound[channel] = OutboundChannel(
-                node: node, channel: channel, config: channels[channel] ?? ChannelConfig(),
-                reliability: reliability, stream: "\(boot).\(channel.topicPrefix)", seed: seed)
+        outbound = PerChannel { channel in
+            OutboundChannel(node: node, channel: channel, config: channels[channel] ?? ChannelConfig(),
+                            reliability: reliability, stream: "\(boot).\(channel.topicPrefix)", seed: seed)
         }
-        self.outbound = outbound
     }
 
     // MARK: Sending
 
     /// The sequence number the next message on `channel` gets.
-    public func nextSeq(_ channel: Channel) -> UInt64 { outbound[channel]!.nextSeq }
+    public func nextSeq(_ channel: Channel) -> UInt64 { outbound[channel].nextSeq }
 
     /// The lowest sequence number on `channel` not yet acknowledged (the next one when none waits).
-    public func lowestPending(_ channel: Channel) -> UInt64 { outbound[channel]!.entries.keys.min() ?? outbound[channel]!.nextSeq }
+    public func lowestPending(_ channel: Channel) -> UInt64 { outbound[channel].entries.keys.min() ?? outbound[channel].nextSeq }
 
     /// The sender says every sequence number of `stream` below `below` was acknowledged: the
     /// window counts them as received (a receiver that lost its state, or a gap that cannot fill).
@@ -66,7 +63,7 @@ public struct SyncEngine: Sendable {
     }
 
     /// True while message `seq` on `channel` waits for its acknowledgement.
-    public func isPending(_ channel: Channel, _ seq: UInt64) -> Bool { outbound[channel]!.entries[seq] != nil }
+    public func isPending(_ channel: Channel, _ seq: UInt64) -> Bool { outbound[channel].entries[seq] != nil }
 
     /// A `link` frame on watchconnectivity: unsequenced, sent as it is (no channel model).
     /// It also says this node's watchconnectivity stream and what of it is settled (every seq below
@@ -83,14 +80,14 @@ public struct SyncEngine: Sendable {
     public func contiguous(_ channel: Channel, stream: String) -> UInt64? { inbound[channel]?[stream]?.cumulative }
 
     /// Outbox size for `channel` (unacknowledged messages).
-    public func pending(_ channel: Channel) -> Int { outbound[channel]!.entries.count }
+    public func pending(_ channel: Channel) -> Int { outbound[channel].entries.count }
 
     /// Unacknowledged messages on every channel together.
-    public var pendingOnAllChannels: Int { outbound.values.reduce(0) { $0 + $1.entries.count } }
+    public var pendingOnAllChannels: Int { outbound.all.reduce(0) { $0 + $1.entries.count } }
 
     /// True if the outbox for `channel` has room for another message.
     public func hasRoom(_ channel: Channel) -> Bool {
-        outbound[channel]!.entries.count < outbound[channel]!.reliability.outboxLimit
+        outbound[channel].entries.count < outbound[channel].reliability.outboxLimit
     }
 
     /// Sends a data message on `channel`. Writes check `hasRoom` before they start and are refused
@@ -102,7 +99,7 @@ public struct SyncEngine: Sendable {
     public mutating func send(_ channel: Channel, kind: MessageKind, body: JSONObject, summary: JSONObject,
                               now: EmulatedInstant, extraLatency: EmulatedDuration = .zero, samplesAnchor: Int64? = nil,
                               bodyBytes: [UInt8]? = nil) -> [NodeAction] {
-        outbound[channel]!.enqueue(kind: kind, body: body, summary: summary, now: now, extraLatency: extraLatency,
+        outbound[channel].enqueue(kind: kind, body: body, summary: summary, now: now, extraLatency: extraLatency,
                                    samplesAnchor: samplesAnchor, bodyBytes: bodyBytes)
     }
 
@@ -118,26 +115,26 @@ public struct SyncEngine: Sendable {
     public func outboxFullEvent(_ channel: Channel, now: EmulatedInstant) -> NodeAction {
         .emit(Event(at: now, node: node, .syncOutboxFull, level: .warning, fields: [
             "channel": .string(channel.rawValue), "pending": .int(Int64(pending(channel))),
-            "limit": .int(Int64(outbound[channel]!.reliability.outboxLimit)),
+            "limit": .int(Int64(outbound[channel].reliability.outboxLimit)),
         ]))
     }
 
     /// Earliest instant at which `advance` has work.
     public var nextDeadline: EmulatedInstant? {
-        outbound.values.reduce(nil) { $0.earliest($1.nextDeadline) }
+        outbound.all.reduce(nil) { $0.earliest($1.nextDeadline) }
     }
 
     /// Releases delayed messages, retransmits, ends partitions.
     public mutating func advance(to now: EmulatedInstant) -> [NodeAction] {
         var actions: [NodeAction] = []
-        for channel in Channel.allCases { actions += outbound[channel]!.advance(to: now) }
+        for channel in Channel.allCases { actions += outbound[channel].advance(to: now) }
         return actions
     }
 
     /// The peer just connected or announced itself: retransmit everything unacknowledged.
     public mutating func peerAppeared(now: EmulatedInstant) -> [NodeAction] {
         var actions: [NodeAction] = []
-        for channel in Channel.allCases { actions += outbound[channel]!.retransmitAll(now: now) }
+        for channel in Channel.allCases { actions += outbound[channel].retransmitAll(now: now) }
         return actions
     }
 
@@ -150,43 +147,43 @@ public struct SyncEngine: Sendable {
     /// A `hello` frame announcing this node.
     public func helloFrame(now: EmulatedInstant) -> WireFrame {
         var streams = JSONObject()
-        for channel in Channel.allCases { streams.append(channel.rawValue, .string(outbound[channel]!.stream)) }
+        for channel in Channel.allCases { streams.append(channel.rawValue, .string(outbound[channel].stream)) }
         return WireCodec.encode(Envelope(from: node, stream: boot, seq: 0, sentAt: now, channel: nil, kind: .hello,
                                          body: ["streams": .object(streams)]))
     }
 
     /// Starts or ends a manual partition of `channel` for `reason` (`out-of-range`, `offline`).
     public mutating func setPartition(_ channel: Channel, reason: String, _ on: Bool, now: EmulatedInstant) -> [NodeAction] {
-        outbound[channel]!.setManualPartition(reason, on, now: now)
+        outbound[channel].setManualPartition(reason, on, now: now)
     }
 
     /// True while `channel` is held by command for `reason`.
     public func isPartitioned(_ channel: Channel, reason: String) -> Bool {
-        outbound[channel]!.manualReasons.contains(reason)
+        outbound[channel].manualReasons.contains(reason)
     }
 
     /// True while `channel` carries nothing (manual or scheduled partition).
     public func isPartitioned(_ channel: Channel, at now: EmulatedInstant) -> Bool {
-        outbound[channel]!.isPartitioned(at: now)
+        outbound[channel].isPartitioned(at: now)
     }
 
     /// The next instant after `now` at which a scheduled partition of `channel` starts or ends.
     public func nextPartitionChange(_ channel: Channel, after now: EmulatedInstant) -> EmulatedInstant? {
-        outbound[channel]!.config.partitions.filter { $0.channels.contains(channel) }
+        outbound[channel].config.partitions.filter { $0.channels.contains(channel) }
             .flatMap { [$0.from, $0.to] }.filter { $0 > now }.min()
     }
 
     /// Counters for `channel`.
-    public func counters(_ channel: Channel) -> ChannelCounters { outbound[channel]!.counters }
+    public func counters(_ channel: Channel) -> ChannelCounters { outbound[channel].counters }
 
     /// The stream id of this node's outbound `channel`.
-    public func stream(_ channel: Channel) -> String { outbound[channel]!.stream }
+    public func stream(_ channel: Channel) -> String { outbound[channel].stream }
 
     /// Restores a durable outbox after a restart: same stream, same sequence numbers.
     public mutating func restore(_ channel: Channel, stream: String, nextSeq: UInt64, outbox: [OutboxRecord],
                                  windows: [InboundWindow], now: EmulatedInstant) {
-        outbound[channel]!.stream = stream
-        outbound[channel]!.restore(outbox, nextSeq: nextSeq, now: now)
+        outbound[channel].stream = stream
+        outbound[channel].restore(outbox, nextSeq: nextSeq, now: now)
         for window in windows {
             inbound[channel, default: [:]][window.stream] = window
             streamOrder[channel, default: []].append(window.stream)

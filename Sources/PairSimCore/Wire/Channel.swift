@@ -16,7 +16,36 @@ public enum Channel: String, Hashable, Sendable, CaseIterable, CustomStringConve
         }
     }
     public var description: String { rawValue }
+
+    /// The channel's place in `allCases`: where `PerChannel` keeps its value.
+    var position: Int {
+        switch self {
+        case .healthkit: 0
+        case .cloudkit: 1
+        case .watchconnectivity: 2
+        }
+    }
 }
+
+/// One value for each channel, kept at the channel's position. A `[Channel: Value]` hashed the
+/// channel's name (a `String` raw value hashes as its string) at every lookup, and the sync engine
+/// looks its channels up several times a turn.
+struct PerChannel<Value> {
+    private var values: [Value]
+
+    init(_ make: (Channel) -> Value) { values = Channel.allCases.map(make) }
+
+    subscript(channel: Channel) -> Value {
+        get { values[channel.position] }
+        // In place: a get-then-set would copy the value out and back, and its storage with it.
+        _modify { yield &values[channel.position] }
+    }
+
+    /// Every channel's value, in `Channel.allCases` order.
+    var all: [Value] { values }
+}
+
+extension PerChannel: Sendable where Value: Sendable {}
 
 /// What a message carries; with the channel it fixes the topic.
 public enum MessageKind: String, Hashable, Sendable, CaseIterable {
