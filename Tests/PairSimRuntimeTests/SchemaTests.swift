@@ -365,6 +365,20 @@ struct SchemaTests {
         expectEqual(made.schema, wanted.schema)
         expectEqual(made.rows, wanted.rows)
         expectEqual(made.rows["grdb_migrations"]?.count, SQLiteStorage.migrator.migrations.count)
+        // A node's new database takes the step: its objects sit where the step puts them, which the
+        // migrations' dropped and rebuilt tables do not leave.
+        let opened = SQLiteStorageTests.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: opened + suffix) } }
+        _ = try SQLiteStorage(path: opened)
+        expectEqual(try Self.placement(opened), try Self.placement(oneStep))
+        expect(try Self.placement(migrated) != Self.placement(oneStep), "the migrations place them differently, so the check above can fail")
+    }
+
+    /// Each object of the database with the page its b-tree starts at (none for a view or trigger).
+    static func placement(_ path: String) throws -> [String] {
+        try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "SELECT name, rootpage FROM sqlite_master ORDER BY name").map { "\($0["name"] as String) \($0["rootpage"] as Int? ?? 0)" }
+        }
     }
 
     /// A database's schema (each object's type, table and statement, by name; not where SQLite
