@@ -67,7 +67,7 @@ extension SyncEngine {
             preconditionFailure("Invalid state: link is handled above")
         case .objects, .records, .message, .reply, .userinfo, .context, .file:
             let channel = envelope.channel!
-            let window = inbound[channel]?[envelope.stream]
+            let window = inbound[channel][envelope.stream]
             if let window, window.contains(envelope.seq) {
                 // Received bytes count messages taken (new or duplicate), never refused ones.
                 outbound[channel].counters.receivedBytes += frames[1].count
@@ -129,10 +129,10 @@ extension SyncEngine {
     /// Marks `envelope`'s sequence number received in its stream's window; the window after.
     mutating func record(_ envelope: Envelope) -> InboundWindow {
         let channel = envelope.channel!
-        var window = inbound[channel]?[envelope.stream] ?? InboundWindow(stream: envelope.stream)
-        if inbound[channel]?[envelope.stream] == nil { rememberStream(envelope.stream, channel) }
+        var window = inbound[channel][envelope.stream] ?? InboundWindow(stream: envelope.stream)
+        if inbound[channel][envelope.stream] == nil { rememberStream(envelope.stream, channel) }
         window.insert(envelope.seq)
-        inbound[channel, default: [:]][envelope.stream] = window
+        inbound[channel][envelope.stream] = window
         return window
     }
 
@@ -151,10 +151,10 @@ extension SyncEngine {
     }
 
     mutating func rememberStream(_ stream: String, _ channel: Channel) {
-        streamOrder[channel, default: []].append(stream)
-        if streamOrder[channel]!.count > Self.rememberedStreams {
-            let oldest = streamOrder[channel]!.removeFirst()
-            inbound[channel]?[oldest] = nil
+        streamOrder[channel].append(stream)
+        if streamOrder[channel].count > Self.rememberedStreams {
+            let oldest = streamOrder[channel].removeFirst()
+            inbound[channel][oldest] = nil
         }
     }
 

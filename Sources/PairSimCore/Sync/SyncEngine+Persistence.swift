@@ -28,7 +28,7 @@ extension SyncEngine {
         Snapshot(channels: Channel.allCases.map { channel in
             let out = outbound[channel]
             return Snapshot.ChannelState(channel: channel, stream: out.stream, nextSeq: out.nextSeq,
-                                         inbound: (streamOrder[channel] ?? []).compactMap { inbound[channel]?[$0] })
+                                         inbound: streamOrder[channel].compactMap { inbound[channel][$0] })
         })
     }
 

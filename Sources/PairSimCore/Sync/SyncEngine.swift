@@ -24,9 +24,9 @@ public struct SyncEngine: Sendable {
     public let node: NodeName
     public let limits: WireLimits
     var outbound: PerChannel<OutboundChannel>
-    var inbound: [Channel: [String: InboundWindow]] = [:]
+    var inbound = PerChannel<[String: InboundWindow]> { _ in [:] }
     /// Stream order per channel, oldest first, so old windows can be dropped deterministically.
-    var streamOrder: [Channel: [String]] = [:]
+    var streamOrder = PerChannel<[String]> { _ in [] }
     /// Rejected frames by code.
     public internal(set) var rejected: [WireError.Code: Int] = [:]
     /// The boot identifier this engine announces in `hello`.
@@ -55,11 +55,11 @@ public struct SyncEngine: Sendable {
     /// The sender says every sequence number of `stream` below `below` was acknowledged: the
     /// window counts them as received (a receiver that lost its state, or a gap that cannot fill).
     public mutating func settle(_ channel: Channel, stream: String, below: UInt64) {
-        var window = inbound[channel]?[stream] ?? InboundWindow(stream: stream)
+        var window = inbound[channel][stream] ?? InboundWindow(stream: stream)
         guard below > 0, window.cumulative < below - 1 else { return }
-        if inbound[channel]?[stream] == nil { rememberStream(stream, channel) }
+        if inbound[channel][stream] == nil { rememberStream(stream, channel) }
         window.settle(below: below)
-        inbound[channel, default: [:]][stream] = window
+        inbound[channel][stream] = window
     }
 
     /// True while message `seq` on `channel` waits for its acknowledgement.
@@ -77,7 +77,7 @@ public struct SyncEngine: Sendable {
 
     /// Everything up to this sequence number of `stream` on `channel` has arrived (nil: a stream
     /// this engine does not remember).
-    public func contiguous(_ channel: Channel, stream: String) -> UInt64? { inbound[channel]?[stream]?.cumulative }
+    public func contiguous(_ channel: Channel, stream: String) -> UInt64? { inbound[channel][stream]?.cumulative }
 
     /// Outbox size for `channel` (unacknowledged messages).
     public func pending(_ channel: Channel) -> Int { outbound[channel].entries.count }
@@ -185,8 +185,8 @@ public struct SyncEngine: Sendable {
         outbound[channel].stream = stream
         outbound[channel].restore(outbox, nextSeq: nextSeq, now: now)
         for window in windows {
-            inbound[channel, default: [:]][window.stream] = window
-            streamOrder[channel, default: []].append(window.stream)
+            inbound[channel][window.stream] = window
+            streamOrder[channel].append(window.stream)
         }
     }
 }
