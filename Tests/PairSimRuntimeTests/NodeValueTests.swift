@@ -109,8 +109,8 @@ struct NodeValueTests {
 
         var phone = try SchemaTests.PersistedPhone(path: phonePath)
         let phoneStorage = try SQLiteStorage(path: phonePath + "-values")
-        // Removed while its connection is still open: its WAL and shared memory go too, by name.
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: phonePath + "-values" + suffix) } }
+        // Removed while its connection is still open: its WAL and shared memory go too.
+        defer { SQLiteStorageTests.removeDatabase(phonePath + "-values") }
         for command in ["launch", "authorize heartRate deny", "miss-completion heartRate 1", "fail-next-save", "background", "lock",
                         "set-time -1h30m", #"wc-transfer '{"n":1}'"#, "unlock", "force-quit"] {
             _ = phone.node.handle(commandText: command, now: phone.now)

@@ -18,6 +18,11 @@ struct SQLiteStorageTests {
         NSTemporaryDirectory() + "pairsim-storage-\(UInt32.random(in: 0...UInt32.max)).sqlite"
     }
 
+    /// Removes a database with its WAL and shared-memory files (still there while a connection is open).
+    static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
     /// Runs commands on a watch, committing every turn like the node loop does.
     static func drive<Node: NodeModel>(_ watch: inout Node, _ storage: SQLiteStorage, _ commands: [(Int64, String)]) throws {
         var persisted = NodeValues()

@@ -353,7 +353,7 @@ struct SchemaTests {
     @Test("a new database is made at v12 in one step exactly as migrations v1…v12 make it: schema, rows and the migrations applied")  // R: K7
     func freshInOneStep() throws {
         let oneStep = SQLiteStorageTests.temporaryPath(), migrated = SQLiteStorageTests.temporaryPath()
-        defer { for path in [oneStep, migrated] { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } } }
+        defer { [oneStep, migrated].forEach(SQLiteStorageTests.removeDatabase) }
         // The step itself, on a new file: it runs once, and not on a database with anything in it.
         let queue = try DatabaseQueue(path: oneStep)
         expect(try SQLiteStorage.createInOneStep(queue), "a new file is made in one step")
@@ -368,7 +368,7 @@ struct SchemaTests {
         // A node's new database takes the step: its objects sit where the step puts them, which the
         // migrations' dropped and rebuilt tables do not leave.
         let opened = SQLiteStorageTests.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: opened + suffix) } }
+        defer { SQLiteStorageTests.removeDatabase(opened) }
         _ = try SQLiteStorage(path: opened)
         expectEqual(try Self.placement(opened), try Self.placement(oneStep))
         expect(try Self.placement(migrated) != Self.placement(oneStep), "the migrations place them differently, so the check above can fail")
