@@ -98,15 +98,19 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits until a node answers `ping` on its control socket; throws, naming the node, if it
     /// exits first or does not answer within `seconds`.
     public func waitUntilAnswering(control endpoint: String, seconds: Double = 20, context: Context? = nil) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        var patience = Patience(seconds: seconds)
+        try waitUntilAnswering(control: endpoint, patience: &patience, context: context)
+    }
+
+    /// The same, spending `patience` (several nodes can share one).
+    public func waitUntilAnswering(control endpoint: String, patience: inout Patience, context: Context? = nil) throws {
+        repeat {
             guard isRunning else { throw RuntimeError("\(name) exited with status \(terminationStatus) before it was ready") }
             let client = ControlClient(endpoint: endpoint, timeoutMilliseconds: 300)
             let reply = context.map { try? client.send("ping", context: $0) } ?? (try? client.send("ping"))
             if reply?.ok == true { return }
-            usleep(50_000)
-        }
-        throw RuntimeError("\(name) did not answer on \(endpoint) within \(Int(seconds)) s")
+        } while patience.wait(microseconds: 50_000)
+        throw RuntimeError("\(name) did not answer on \(endpoint) within \(Int(patience.seconds)) s")
     }
 
     /// SIGTERM (or `signal`; nil: none, they were asked already) to every child still running, up
@@ -115,8 +119,8 @@ public final class ChildProcess: @unchecked Sendable {
     public static func stopAll(_ children: [ChildProcess], signal: Int32? = SIGTERM, grace: Double = 10,
                                onKill: (ChildProcess) -> Void = { _ in }) {
         if let signal { for child in children { child.signal(signal) } }
-        let deadline = Date().addingTimeInterval(grace)
-        while children.contains(where: \.isRunning), Date() < deadline { usleep(20_000) }
+        var patience = Patience(seconds: grace)
+        while children.contains(where: \.isRunning), patience.wait(microseconds: 20_000) {}
         for child in children where child.isRunning {
             onKill(child)
             child.signal(SIGKILL)

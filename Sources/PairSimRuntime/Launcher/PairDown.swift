@@ -37,12 +37,13 @@ public enum PairDown {
                 }
             }
         }
-        let deadline = Date().addingTimeInterval(15)
-        while pids.contains(where: isAlive), Date() < deadline { usleep(50_000) }
+        // The launcher stops its nodes within 10 s and kills what is left, so this is a hang guard.
+        var patience = Patience(seconds: 30)
+        while pids.contains(where: isAlive), patience.wait(microseconds: 50_000) {}
         var ok = true
         for pid in pids where isAlive(pid) {
             kill(pid, SIGKILL)
-            lines.append("pid \(pid) did not stop in 15 s: killed")
+            lines.append("pid \(pid) did not stop in \(Int(patience.seconds)) s: killed")
             ok = false
         }
         RunFile.remove(name: topology.name)

@@ -146,12 +146,11 @@ public final class PairSupervisor: Sendable {
 
     /// Pings both control sockets until they answer.
     func waitUntilReady(_ children: [NodeName: ChildProcess]) -> Bool {
-        let deadline = Date().addingTimeInterval(options.readyTimeoutSeconds)
+        var patience = Patience(seconds: options.readyTimeoutSeconds)
         do {
             let context = try Context()
             for node in NodeName.allCases {
-                try children[node]!.waitUntilAnswering(control: options.topology.nodes[node]!.control,
-                                                       seconds: max(0.5, deadline.timeIntervalSinceNow), context: context)
+                try children[node]!.waitUntilAnswering(control: options.topology.nodes[node]!.control, patience: &patience, context: context)
             }
             return true
         } catch {

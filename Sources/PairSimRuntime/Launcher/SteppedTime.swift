@@ -133,10 +133,9 @@ final class SteppedTime {
     /// `going` holds; throws after `seconds`, saying so and then `then`.
     static func waitUntilPaired(seconds: Double = 30, while going: () -> Bool = { true }, then: String = "",
                                 subscribed: (NodeName) throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
+        var patience = Patience(seconds: seconds)
         while going(), try !NodeName.allCases.allSatisfy(subscribed) {
-            guard Date() < deadline else { throw RuntimeError("the nodes did not connect to each other within \(Int(seconds)) s" + then) }
-            usleep(2_000)
+            guard patience.wait(microseconds: 2_000) else { throw RuntimeError("the nodes did not connect to each other within \(Int(seconds)) s" + then) }
         }
     }
 
