@@ -78,8 +78,7 @@ struct PairTests {
         try await pair.startNode(.watch, epoch: PairHarness.now(), stdin: input)
         input.fileHandleForWriting.write(Data("start-workout walking\nstatus\nbogus\n".utf8))
         try await pair.waitFor(.watch, "workout.started") { $0.name == "workout.started" }
-        let deadline = Date().addingTimeInterval(10)
-        while !pair.output("watch").contains("> error: unknown watch command"), Date() < deadline { try await Task.sleep(for: .microseconds(50_000)) }
+        _ = await PairHarness.poll(seconds: 60) { pair.output("watch").contains("> error: unknown watch command") }
         let output = pair.output("watch")
         expect(output.contains("> started walking session #1"))
         expect(output.contains("> session: running walking"))

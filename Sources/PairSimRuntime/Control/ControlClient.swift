@@ -21,11 +21,11 @@ public struct ControlClient {
     public func send(_ command: String, context: Context) throws -> Reply {
         let socket = try Socket(context, .req)
         defer { socket.close() }
-        try socket.setReceiveTimeout(milliseconds: timeoutMilliseconds)
+        try socket.setReceiveTimeout(milliseconds: Self.slice(timeoutMilliseconds))
         try socket.setSendTimeout(milliseconds: timeoutMilliseconds)
         try socket.connect(endpoint)
         try socket.send(command)
-        guard let frames = try socket.receiveMultipart() else {
+        guard let frames = try Self.reply(on: socket, timeoutMilliseconds: timeoutMilliseconds) else {
             throw RuntimeError("no reply from \(endpoint) within \(timeoutMilliseconds) ms (is the node running?)")
         }
         guard frames.count == 2 else {
@@ -51,7 +51,7 @@ public struct ControlClient {
             zip(requests, sockets).map { request, socket in
                 Result {
                     let socket = try socket.get()
-                    guard let frames = try socket.receiveMultipart() else {
+                    guard let frames = try ControlClient.reply(on: socket, timeoutMilliseconds: request.2) else {
                         throw RuntimeError("no reply from \(request.0) within \(request.2) ms (is the node running?)")
                     }
                     guard frames.count == 2 else { throw RuntimeError("malformed reply from \(request.0): \(frames.count) frames, expected 2") }
@@ -67,7 +67,7 @@ public struct ControlClient {
         Pending(requests, sockets: requests.map { endpoint, command, timeout in
             Result {
                 let socket = try Socket(context, .req)
-                try socket.setReceiveTimeout(milliseconds: timeout)
+                try socket.setReceiveTimeout(milliseconds: slice(timeout))
                 try socket.setSendTimeout(milliseconds: 5_000)
                 try socket.connect(endpoint)
                 try socket.send(command)
@@ -75,6 +75,18 @@ public struct ControlClient {
             }
         })
     }
+
+    /// A reply waited for in slices of at most 250 ms, `timeoutMilliseconds` of them counted as
+    /// `Patience` counts, so a machine that stood still meanwhile does not make a node look dead.
+    static func reply(on socket: Socket, timeoutMilliseconds: Int32) throws -> [[UInt8]]? {
+        var patience = Patience(seconds: Double(timeoutMilliseconds) / 1_000)
+        repeat {
+            if let frames = try socket.receiveMultipart() { return frames }
+        } while patience.wait(microseconds: 0)
+        return nil
+    }
+
+    static func slice(_ timeoutMilliseconds: Int32) -> Int32 { min(timeoutMilliseconds, 250) }
 
     /// Sends with a fresh context (for one-off use).
     public func send(_ command: String) throws -> Reply {
