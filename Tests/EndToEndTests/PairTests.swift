@@ -27,7 +27,7 @@ struct PairTests {
         expect(samples.reduce(0) { $0 + ($1["count"]?.intValue ?? 0) } >= 6, "\(samples.count) batches")
         // The launcher relayed both nodes' output with prefixes.
         let (status, text) = try await pair.runTopology(["down", pair.topologyPath])
-        expectEqual(status, 0, "\(text)")
+        expectEqual(status, 0, "\(text)the launcher's output:\n\(pair.output("launcher").split(separator: "\n").suffix(12).joined(separator: "\n"))")
         await pair.process("launcher")?.waitUntilExit()
         expectEqual(pair.process("launcher")?.terminationStatus, 0)
         let relayed = pair.output("launcher")
@@ -45,8 +45,8 @@ struct PairTests {
         try await Task.sleep(for: .microseconds(300_000))
         let uuid = try PairHarness.workoutID(try pair.must(.watch, "finish-workout"))
         try pair.must(.watch, "write-sample hrv 48")
-        try await Task.sleep(for: .seconds(3)) // the watch has been publishing into the void, retransmitting with backoff
-        expect(pair.events(.watch).contains { $0.name == "sync.retransmit" })
+        // The watch publishes into the void and retransmits with backoff: wait for that, not for a time.
+        try await pair.waitFor(.watch, "a retransmit with nobody listening") { $0.name == "sync.retransmit" }
         try await pair.startNode(.phone, epoch: epoch)
         try await pair.waitFor(.phone, "the late workout") { $0.name == "hk.saved" && $0["uuid"]?.stringValue == uuid }
         try await pair.waitFor(.phone, "the HRV sample") { $0.name == "hk.saved" && $0["type"]?.stringValue == "heartRateVariabilitySDNN" }
@@ -95,8 +95,8 @@ struct PairTests {
         let launcher = try await pair.up()
         let runFile = try String(contentsOfFile: ".pairsim/e2e-down.run.json", encoding: .utf8)
         let pids = try JSONParser().parse(runFile)
-        let (status, _) = try await pair.runTopology(["down", pair.topologyPath])
-        expectEqual(status, 0)
+        let (status, text) = try await pair.runTopology(["down", pair.topologyPath])
+        expectEqual(status, 0, "\(text)the launcher's output:\n\(pair.output("launcher").split(separator: "\n").suffix(12).joined(separator: "\n"))")
         await launcher.waitUntilExit()
         for key in ["launcher", "watch", "phone"] {
             let pid = Int32(pids[key]!.intValue!)

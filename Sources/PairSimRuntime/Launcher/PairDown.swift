@@ -42,8 +42,9 @@ public enum PairDown {
         while pids.contains(where: isAlive), patience.wait(microseconds: 50_000) {}
         var ok = true
         for pid in pids where isAlive(pid) {
+            let state = describe(pid)
             kill(pid, SIGKILL)
-            lines.append("pid \(pid) did not stop in \(Int(patience.seconds)) s: killed")
+            lines.append("pid \(pid) (\(state)) did not stop in \(Int(patience.seconds)) s: killed")
             ok = false
         }
         RunFile.remove(name: topology.name)
@@ -57,6 +58,23 @@ public enum PairDown {
               let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8) else { return false }
         let program = command.split(separator: "\0").first.map { ($0 as NSString).lastPathComponent } ?? ""
         return ["topology", "watch-node", "phone-node"].contains(program)
+    }
+
+    /// What a process is and what it waits on, for the message when it must be killed: its
+    /// program, its state letter and kernel wait channel, and its threads' states.
+    static func describe(_ pid: Int32) -> String {
+        func read(_ path: String) -> String {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func state(_ stat: String) -> String {
+            guard let close = stat.lastIndex(of: ")"), stat.distance(from: close, to: stat.endIndex) > 2 else { return "?" }
+            return String(stat[stat.index(close, offsetBy: 2)])
+        }
+        let name = read("/proc/\(pid)/comm")
+        let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map {
+            "\(read("/proc/\(pid)/task/\($0)/comm")):\(state(read("/proc/\(pid)/task/\($0)/stat")))/\(read("/proc/\(pid)/task/\($0)/wchan"))"
+        }
+        return "\(name), state \(state(read("/proc/\(pid)/stat"))), threads \(threads.sorted().joined(separator: " "))"
     }
 
     static func isAlive(_ pid: Int32) -> Bool {
