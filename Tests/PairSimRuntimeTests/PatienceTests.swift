@@ -20,3 +20,18 @@ struct PatienceTests {
         expect(!patience.remains)
     }
 }
+
+@Suite("topology down knows a process by its pid and its start")
+struct PairDownIdentityTests {
+    // R: P2 — a pid given to another process since is neither waited for nor killed.
+    @Test("the same pid with another start time is another process")
+    func pidComeRound() throws {
+        let started = try #require(PairDown.startTime(getpid()))
+        expectEqual(PairDown.startTime(getpid()), started)
+        expect(PairDown.Known(pid: getpid(), started: started).isAlive)
+        expect(!PairDown.Known(pid: getpid(), started: started + 1).isAlive)
+        expect(PairDown.startTime(Int32.max) == nil)
+        // This test process is not one of PairSim's programs: down would not touch it.
+        expect(PairDown.Known(getpid()) == nil)
+    }
+}

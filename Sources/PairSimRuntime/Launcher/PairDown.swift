@@ -11,25 +11,24 @@ public enum PairDown {
     /// Stops the pair of `topology`; returns lines to print and whether everything stopped.
     public static func run(_ topology: Topology) -> (lines: [String], ok: Bool) {
         var lines: [String] = []
-        var pids: [Int32] = []
+        var processes: [Known] = []
         do {
             if let runFile = try RunFile.read(name: topology.name) {
                 // A stale run file may name pids now used by other programs: signal only ours.
-                pids = [runFile.launcher] + NodeName.allCases.compactMap { runFile.pids[$0] }
-                pids = pids.filter { isOurs($0) }
-                if isOurs(runFile.launcher) {
-                    kill(runFile.launcher, SIGTERM)
-                    lines.append("sent SIGTERM to the launcher (pid \(runFile.launcher))")
+                processes = ([runFile.launcher] + NodeName.allCases.compactMap { runFile.pids[$0] }).compactMap(Known.init)
+                if let launcher = processes.first, launcher.pid == runFile.launcher {
+                    kill(launcher.pid, SIGTERM)
+                    lines.append("sent SIGTERM to the launcher (pid \(launcher.pid))")
                 } else {
-                    for pid in pids { kill(pid, SIGTERM) }
-                    if !pids.isEmpty { lines.append("launcher gone; sent SIGTERM to \(pids.map(String.init).joined(separator: ", "))") }
+                    for process in processes { kill(process.pid, SIGTERM) }
+                    if !processes.isEmpty { lines.append("launcher gone; sent SIGTERM to \(processes.map { String($0.pid) }.joined(separator: ", "))") }
                 }
             }
         } catch {
             lines.append("warning: \(error)")
         }
         // Nodes started without the launcher: ask them over their control sockets.
-        if pids.isEmpty, let context = try? Context() {
+        if processes.isEmpty, let context = try? Context() {
             for node in NodeName.allCases {
                 let client = ControlClient(endpoint: topology.nodes[node]!.control, timeoutMilliseconds: 500)
                 if let reply = try? client.send("shutdown", context: context), reply.ok {
@@ -39,17 +38,50 @@ public enum PairDown {
         }
         // The launcher stops its nodes within 10 s and kills what is left, so this is a hang guard.
         var patience = Patience(seconds: 30)
-        while pids.contains(where: isAlive), patience.wait(microseconds: 50_000) {}
+        while processes.contains(where: \.isAlive), patience.wait(microseconds: 50_000) {}
         var ok = true
-        for pid in pids where isAlive(pid) {
-            let state = describe(pid)
-            kill(pid, SIGKILL)
-            lines.append("pid \(pid) (\(state)) did not stop in \(Int(patience.seconds)) s: killed")
+        for process in processes where process.isAlive {
+            let state = describe(process.pid)
+            kill(process.pid, SIGKILL)
+            lines.append("pid \(process.pid) (\(state)) did not stop in \(Int(patience.seconds)) s: killed")
             ok = false
         }
         RunFile.remove(name: topology.name)
         if lines.isEmpty { lines.append("no running pair for topology \(topology.name)") } else { lines.append("pair \(topology.name) stopped") }
         return (lines, ok)
+    }
+
+    /// One of PairSim's processes as `down` found it: its pid and when it started. A pid that the
+    /// kernel has since given to another process is not taken for it, so `down` never waits for a
+    /// stranger or kills one. Pids do come round: pid_max is 32768 here, and one run of the
+    /// end-to-end tests starts ~2,600 programs and many more threads.
+    struct Known {
+        let pid: Int32
+        /// Clock ticks after boot (the 22nd field of /proc/PID/stat).
+        let started: UInt64
+
+        /// A live process of PairSim's, `pid` now; nil for none.
+        init?(_ pid: Int32) {
+            guard PairDown.isOurs(pid), let started = PairDown.startTime(pid) else { return nil }
+            self.init(pid: pid, started: started)
+        }
+
+        init(pid: Int32, started: UInt64) {
+            self.pid = pid
+            self.started = started
+        }
+
+        /// Still running: the same process (same start), not yet a zombie.
+        var isAlive: Bool { PairDown.isAlive(pid) && PairDown.startTime(pid) == started }
+    }
+
+    /// When `pid` started, from /proc/PID/stat; nil if it cannot be read.
+    static func startTime(_ pid: Int32) -> UInt64? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the name: state (field 3), then fields 4…; the start time is field 22.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? UInt64(fields[19]) : nil
     }
 
     /// A live process of PairSim's (`topology`, `watch-node` or `phone-node`), never pid 0 or 1.
