@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 import TestSupport
 @testable import PairSimRuntime
@@ -28,10 +29,31 @@ struct PairDownIdentityTests {
     func pidComeRound() throws {
         let started = try #require(PairDown.startTime(getpid()))
         expectEqual(PairDown.startTime(getpid()), started)
+        // Field 22 and no other: after the parent's start, before now (clock ticks after boot).
+        let parent = try #require(PairDown.startTime(getppid()))
+        let uptime = try #require(Double(try String(contentsOfFile: "/proc/uptime", encoding: .utf8).split(separator: " ")[0]))
+        expect(started > 0 && started >= parent && Double(started) <= uptime * Double(sysconf(Int32(_SC_CLK_TCK))) + 1,
+               "\(started) against parent \(parent), uptime \(uptime) s")
         expect(PairDown.Known(pid: getpid(), started: started).isAlive)
         expect(!PairDown.Known(pid: getpid(), started: started + 1).isAlive)
         expect(PairDown.startTime(Int32.max) == nil)
         // This test process is not one of PairSim's programs: down would not touch it.
         expect(PairDown.Known(getpid()) == nil)
+    }
+}
+
+@Suite("A control reply's wait")
+struct ControlReplyWaitTests {
+    // R: P3 — `topology ctl --timeout` ends when its waits are spent, in slices of at most 250 ms.
+    @Test("a node that never answers: the wait ends, and says so", .timeLimit(.minutes(1)))
+    func nobodyAnswers() {
+        let client = ControlClient(endpoint: "ipc://\(NSTemporaryDirectory())pairsim-nobody-\(UInt32.random(in: 0...UInt32.max)).ctl",
+                                   timeoutMilliseconds: 600)
+        do {
+            _ = try client.send("ping")
+            Issue.record("a reply from nobody")
+        } catch {
+            expect("\(error)".contains("no reply from"), "\(error)")
+        }
     }
 }

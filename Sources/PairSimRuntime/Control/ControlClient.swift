@@ -21,7 +21,7 @@ public struct ControlClient {
     public func send(_ command: String, context: Context) throws -> Reply {
         let socket = try Socket(context, .req)
         defer { socket.close() }
-        try socket.setReceiveTimeout(milliseconds: Self.slice(timeoutMilliseconds))
+        try socket.setReceiveTimeout(milliseconds: timeoutMilliseconds)
         try socket.setSendTimeout(milliseconds: timeoutMilliseconds)
         try socket.connect(endpoint)
         try socket.send(command)
@@ -67,7 +67,7 @@ public struct ControlClient {
         Pending(requests, sockets: requests.map { endpoint, command, timeout in
             Result {
                 let socket = try Socket(context, .req)
-                try socket.setReceiveTimeout(milliseconds: slice(timeout))
+                try socket.setReceiveTimeout(milliseconds: timeout)
                 try socket.setSendTimeout(milliseconds: 5_000)
                 try socket.connect(endpoint)
                 try socket.send(command)
@@ -78,15 +78,16 @@ public struct ControlClient {
 
     /// A reply waited for in slices of at most 250 ms, `timeoutMilliseconds` of them counted as
     /// `Patience` counts, so a machine that stood still meanwhile does not make a node look dead.
+    /// A timeout of 0 (at once) or -1 (for ever) is ZeroMQ's own, as the socket has it.
     static func reply(on socket: Socket, timeoutMilliseconds: Int32) throws -> [[UInt8]]? {
+        guard timeoutMilliseconds > 0 else { return try socket.receiveMultipart() }
         var patience = Patience(seconds: Double(timeoutMilliseconds) / 1_000)
-        repeat {
+        while true {
+            try socket.setReceiveTimeout(milliseconds: max(1, min(250, patience.millisecondsLeft)))
             if let frames = try socket.receiveMultipart() { return frames }
-        } while patience.wait(microseconds: 0)
-        return nil
+            guard patience.wait(microseconds: 0) else { return nil }
+        }
     }
-
-    static func slice(_ timeoutMilliseconds: Int32) -> Int32 { min(timeoutMilliseconds, 250) }
 
     /// Sends with a fresh context (for one-off use).
     public func send(_ command: String) throws -> Reply {

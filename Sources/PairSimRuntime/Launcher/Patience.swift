@@ -23,13 +23,17 @@ public struct Patience {
     /// at most `longestStep` seconds.
     public init(seconds: Double, longestStep: Double = 1) {
         self.seconds = seconds
-        budget = UInt64(max(0, seconds) * 1e9)
-        self.longestStep = UInt64(longestStep * 1e9)
+        // At most a year: a bigger (or infinite) budget would not fit the count.
+        budget = UInt64(min(max(0, seconds), 31_536_000) * 1e9)
+        self.longestStep = UInt64(min(max(0, longestStep), 31_536_000) * 1e9)
         last = Self.now()
     }
 
     /// Whether any of the budget is left.
     public var remains: Bool { spent < budget }
+
+    /// The budget left, in whole milliseconds.
+    public var millisecondsLeft: Int32 { Int32(clamping: (budget - min(spent, budget)) / 1_000_000) }
 
     /// Sleeps `microseconds`, then counts the time since the last step; false once the budget is spent.
     public mutating func wait(microseconds: UInt32) -> Bool {
