@@ -38,6 +38,12 @@ public struct Patience {
     /// Sleeps `microseconds`, then counts the time since the last step; false once the budget is spent.
     public mutating func wait(microseconds: UInt32) -> Bool {
         usleep(microseconds)
+        return count()
+    }
+
+    /// Counts the time since the last step (at most `longestStep` of it); false once the budget is spent.
+    @discardableResult
+    public mutating func count() -> Bool {
         let now = Self.now()
         spent += min(now - last, longestStep)
         last = now

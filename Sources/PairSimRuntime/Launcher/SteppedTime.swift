@@ -87,33 +87,47 @@ final class SteppedTime {
     /// Asking is also what wakes a node to run what the clock's move made due.
     @discardableResult
     func quiet() throws -> [NodeName: Status] {
-        let started = Date()
+        // Stillness and the hang guard are counted as `Patience` counts: a machine that ran nothing
+        // of PairSim for a while (a loaded host, a paused VM) did not see the pair stand still for
+        // that long. A frame on its way while both nodes were stopped is still on its way; timed
+        // by the wall clock, a 2 s stop would have passed for a lost frame, and the clock would
+        // have moved on without it. A step counts for at most a quarter of the settle time, so
+        // settling takes at least four questions, and stalling at least four hundred.
+        func stillness(_ milliseconds: Double) -> Patience {
+            Patience(seconds: milliseconds / 1_000, longestStep: Self.settleMilliseconds / 4_000)
+        }
+        var hang = Patience(seconds: Self.hangSeconds)
         var last: [NodeName: Status] = [:]
-        var stillSince = Date()
+        var settled = stillness(Self.settleMilliseconds), stalled = stillness(Self.stallMilliseconds)
         var pauseMicroseconds: UInt32 = 0
         while true {
             var statuses: [NodeName: Status] = [:]
             for node in NodeName.allCases where alive.contains(node) { statuses[node] = try status(node) }
             let idle = statuses.values.allSatisfy(\.idle)
             let counts = statuses.mapValues { Status(now: .zero, next: nil, idle: $0.idle, published: $0.published, received: $0.received, subscribed: $0.subscribed) }
-            if counts != last { last = counts; stillSince = Date() }
-            let still = Date().timeIntervalSince(stillSince) * 1_000
+            if counts != last {
+                last = counts
+                settled = stillness(Self.settleMilliseconds)
+                stalled = stillness(Self.stallMilliseconds)
+            } else {
+                settled.count()
+                stalled.count()
+            }
             if idle {
                 guard let watch = statuses[.watch], let phone = statuses[.phone] else {
                     // One node alone: what it sends goes nowhere; quiet once it is idle and still.
-                    if still >= Self.settleMilliseconds { return statuses }
+                    if !settled.remains { return statuses }
                     continue
                 }
                 let difference = (watchToPhone: watch.published - phone.received, phoneToWatch: phone.published - watch.received)
                 if let balance, difference == balance { return statuses }
-                let needed = balance == nil ? Self.settleMilliseconds : Self.stallMilliseconds
-                if watch.subscribed, phone.subscribed, still >= needed {
+                if watch.subscribed, phone.subscribed, !(balance == nil ? settled : stalled).remains {
                     if balance != nil { stalls += 1 }
                     balance = difference
                     return statuses
                 }
             }
-            guard Date().timeIntervalSince(started) < Self.hangSeconds else {
+            guard hang.count() else {
                 throw RuntimeError("the pair did not go quiet at \(clock.now) within \(Int(Self.hangSeconds)) s: "
                                    + statuses.map { "\($0.key) \($0.value)" }.sorted().joined(separator: "; "))
             }
