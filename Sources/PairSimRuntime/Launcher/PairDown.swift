@@ -71,17 +71,25 @@ public enum PairDown {
             self.started = started
         }
 
-        /// Still running: the same process (same start), not yet a zombie.
-        var isAlive: Bool { PairDown.isAlive(pid) && PairDown.startTime(pid) == started }
+        /// Still running: the same process (same start), not yet a zombie. One read of its stat.
+        var isAlive: Bool {
+            guard kill(pid, 0) == 0, let fields = PairDown.statFields(pid), fields.count > 19 else { return false }
+            return fields[0] != "Z" && UInt64(fields[19]) == started
+        }
     }
 
-    /// When `pid` started, from /proc/PID/stat; nil if it cannot be read.
+    /// The fields of a /proc/…/stat after the program's name, the state (field 3) first; nil if
+    /// it cannot be read. The name is in parentheses and may hold spaces, so it is cut at the last `)`.
+    static func statFields(_ pid: Int32, thread: String? = nil) -> [Substring]? {
+        let path = "/proc/\(pid)" + (thread.map { "/task/\($0)" } ?? "") + "/stat"
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
+    /// When `pid` started (field 22, clock ticks after boot); nil if it cannot be read.
     static func startTime(_ pid: Int32) -> UInt64? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        // After the name: state (field 3), then fields 4…; the start time is field 22.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? UInt64(fields[19]) : nil
+        guard let fields = statFields(pid), fields.count > 19 else { return nil }
+        return UInt64(fields[19])
     }
 
     /// A live process of PairSim's (`topology`, `watch-node` or `phone-node`), never pid 0 or 1.
@@ -98,25 +106,18 @@ public enum PairDown {
         func read(_ path: String) -> String {
             ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        func state(_ stat: String) -> String {
-            guard let close = stat.lastIndex(of: ")"), stat.distance(from: close, to: stat.endIndex) > 2 else { return "?" }
-            return String(stat[stat.index(close, offsetBy: 2)])
-        }
+        func state(_ thread: String? = nil) -> String { statFields(pid, thread: thread)?.first.map(String.init) ?? "?" }
         let name = read("/proc/\(pid)/comm")
         let threads = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map {
-            "\(read("/proc/\(pid)/task/\($0)/comm")):\(state(read("/proc/\(pid)/task/\($0)/stat")))/\(read("/proc/\(pid)/task/\($0)/wchan"))"
+            "\(read("/proc/\(pid)/task/\($0)/comm")):\(state($0))/\(read("/proc/\(pid)/task/\($0)/wchan"))"
         }
-        return "\(name), state \(state(read("/proc/\(pid)/stat"))), threads \(threads.sorted().joined(separator: " "))"
+        return "\(name), state \(state()), threads \(threads.sorted().joined(separator: " "))"
     }
 
     static func isAlive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
         // A zombie child of someone else still answers kill(0); check its state.
-        if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-           let close = stat.lastIndex(of: ")") {
-            let state = stat[stat.index(close, offsetBy: 2)]
-            return state != "Z"
-        }
-        return true
+        guard let state = statFields(pid)?.first else { return true }
+        return state != "Z"
     }
 }
