@@ -11,12 +11,14 @@ struct PatienceTests {
     // R: P2 — the launcher's and `topology down`'s waits for a process to stop are counted this way.
     @Test("a stall counts for one step at most; the budget still runs out")
     func stallCountsOnce() {
-        var patience = Patience(seconds: 0.2, longestStep: 0.01)
-        usleep(300_000)  // the process stands still longer than the whole budget
-        expect(patience.wait(microseconds: 1_000), "one stall spent at most 0.01 s of 0.2 s")
+        final class Clock: @unchecked Sendable { var nanoseconds: UInt64 = 1_000 }
+        let clock = Clock()
+        var patience = Patience(seconds: 0.2, longestStep: 0.01, clock: { clock.nanoseconds })
+        clock.nanoseconds += 300_000_000  // the process stands still longer than the whole budget
+        expect(patience.count(), "one stall spent at most 0.01 s of 0.2 s")
         var steps = 1
-        while patience.wait(microseconds: 1_000) { steps += 1 }
-        // Each step counts at least its own 1 ms sleep, and at most 10 ms.
+        repeat { clock.nanoseconds += 1_000_000; steps += 1 } while patience.count()
+        // Each step counts at least its own 1 ms, and at most 10 ms.
         expect(steps >= 19 && steps <= 200, "\(steps) steps")
         expect(!patience.remains)
     }

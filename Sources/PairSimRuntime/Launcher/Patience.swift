@@ -18,15 +18,22 @@ public struct Patience {
     let longestStep: UInt64
     var spent: UInt64 = 0
     var last: UInt64
+    /// Monotonic nanoseconds (a test's own clock in tests).
+    let clock: () -> UInt64
 
     /// `seconds` of waiting; a step (one wait and whatever was done since the last) counts for
     /// at most `longestStep` seconds.
     public init(seconds: Double, longestStep: Double = 1) {
+        self.init(seconds: seconds, longestStep: longestStep, clock: Self.now)
+    }
+
+    init(seconds: Double, longestStep: Double = 1, clock: @escaping () -> UInt64) {
+        self.clock = clock
         self.seconds = seconds
         // At most a year: a bigger (or infinite) budget would not fit the count.
         budget = UInt64(min(max(0, seconds), 31_536_000) * 1e9)
         self.longestStep = UInt64(min(max(0, longestStep), 31_536_000) * 1e9)
-        last = Self.now()
+        last = clock()
     }
 
     /// Whether any of the budget is left.
@@ -44,7 +51,7 @@ public struct Patience {
     /// Counts the time since the last step (at most `longestStep` of it); false once the budget is spent.
     @discardableResult
     public mutating func count() -> Bool {
-        let now = Self.now()
+        let now = clock()
         spent += min(now - last, longestStep)
         last = now
         return remains
