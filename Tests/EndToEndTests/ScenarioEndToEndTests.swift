@@ -66,7 +66,8 @@ struct ScenarioEndToEndTests {
               - { eventually: "watch workout.finished duration=30m samples=361" }
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let run = try await Self.topology(["run", file, "--time-scale", "600", "--dir", dir + "/run"])
-        expectEqual(run.status, 0, "\(run.output)")
+        let finished = EventLog.read(path: dir + "/run/watch/events.jsonl").filter { $0.name == "workout.finished" }.map(\.humanLine)
+        expectEqual(run.status, 0, "\(run.output)\nthe watch's workout.finished: \(finished)")
         let started = EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "workout.started" }
         expectEqual(started?.at, .zero + .minutes(1), "the first command at 1m, not when the launcher's clock got there: \(String(describing: started?.at))")
         expectEqual(EventLog.read(path: dir + "/run/watch/events.jsonl").first { $0.name == "sample.written" }?.at, .zero, "at 0 runs at 0")
