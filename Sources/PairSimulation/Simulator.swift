@@ -137,7 +137,7 @@ public struct Simulator {
             }
             now = max(now, next)
             if let timer, timer <= now {
-                advanceBoth()
+                advanceDue()
                 drainDeliveries()
             }
             while nextCommand < timeline.count, timeline[nextCommand].entry.at <= now {
@@ -145,7 +145,7 @@ public struct Simulator {
                 nextCommand += 1
                 drainDeliveries()
                 // Like the node loop: timers a command made due fire in the same turn.
-                advanceBoth()
+                advanceDue()
                 drainDeliveries()
             }
             if let progress, now - lastProgress >= .hours(6) {
@@ -164,6 +164,17 @@ public struct Simulator {
         advanceBoth()
         drainDeliveries()
         stopBoth()
+    }
+
+    /// Advances each node whose own deadline has come, as the node loop advances its model only
+    /// then: a node with nothing due is left alone.
+    mutating func advanceDue() {
+        if !down.contains(.watch), let due = WatchNode.nextDeadline(of: &watch), due <= now {
+            perform(watch.advance(to: now), from: .watch)
+        }
+        if !down.contains(.phone), let due = PhoneNode.nextDeadline(of: &phone), due <= now {
+            perform(phone.advance(to: now), from: .phone)
+        }
     }
 
     mutating func advanceBoth() {
