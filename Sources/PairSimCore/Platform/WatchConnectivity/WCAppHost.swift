@@ -26,7 +26,8 @@ protocol WCAppHost {
 extension WCAppHost {
     /// Hands the app what arrived for it, in the watch's order, while it runs with its session activated.
     mutating func deliverToApp(now: EmulatedInstant) -> [NodeAction] {
-        guard appHearsWatchConnectivity else { return [] }
+        // Nothing waiting (nearly every turn): not even a copy of `sync` to hand over.
+        guard appHearsWatchConnectivity, !wc.inbox.isEmpty else { return [] }
         let (items, actions) = wc.takeDeliverable(sync: sync, now: now)
         for item in items {
             var replyToken: Int?
