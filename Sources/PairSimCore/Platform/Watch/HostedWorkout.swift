@@ -84,6 +84,12 @@ public struct HostedWorkout: Hashable, Sendable {
         activeSince = instant
         nextSampleAt = instant + max(.zero, interval * readings - active)
     }
+
+    /// `collectLive` has work at `now`: a reading due, or readings to save.
+    func liveWorkDue(now: EmulatedInstant, flush: Bool) -> Bool {
+        if collecting != nil, let due = nextSampleAt, due <= now { return true }
+        return !unsaved.isEmpty && (flush || now >= (saveAt ?? now))
+    }
 }
 
 /// The hosted app's requests of its workout session and builder.
@@ -266,7 +272,15 @@ extension WatchModel {
     /// The sensor's readings that came due, handed to the builder at once; saved in the watch's
     /// store and synced to the phone once a `liveSaveInterval` (or now, with `flush`).
     mutating func collectLive(now: EmulatedInstant, flush: Bool = false) -> [NodeAction] {
-        guard var w = workout else { return [] }
+        // Most of the watch's turns have no reading due and nothing to save: leave the workout be
+        // (a copy and a reassignment marked the session changed, every turn of a workout).
+        guard let due = workout?.liveWorkDue(now: now, flush: flush) else { return [] }
+        if !due {
+            if workout!.unsaved.isEmpty, workout!.saveAt != nil { workout!.saveAt = nil } // nothing to save: no deadline
+            return []
+        }
+        var w = workout!
+        workout = nil // `w` is the only copy: the readings below append in place
         var actions: [NodeAction] = []
         if let types = w.collecting, var due = w.nextSampleAt, due <= now {
             let interval = topology.watch.heartRateInterval
