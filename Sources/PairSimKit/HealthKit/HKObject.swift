@@ -190,10 +190,23 @@ public final class HKQuantitySample: HKSample, HKCoreSample, @unchecked Sendable
 
     package init(core: HealthSample) {
         coreSample = core
-        quantityType = HKQuantityType(HKQuantityTypeIdentifier(core.type))
-        let unit = HKUnit(from: core.type.unit == "fraction" ? "%" : core.type.unit)
-        quantity = HKQuantity(unit: unit, doubleValue: core.type.unit == "fraction" ? core.value * 100 : core.value)
+        guard let (type, unit, percent) = Self.coreTypes[core.type.index] else {
+            preconditionFailure("Invalid state: \(core.type) is not a quantity type")
+        }
+        quantityType = type
+        quantity = HKQuantity(unit: unit, doubleValue: percent ? core.value * 100 : core.value)
         super.init(type: quantityType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
+    }
+
+    /// Each stored quantity type's `HKQuantityType` and unit, by `SampleType.index`, made once: a
+    /// live builder is handed a sample every few seconds, and finding the identifier and the unit by
+    /// name for each was ~3 % of a simulated week (perf, `pairsim-bench simulate`). A type is
+    /// immutable, so every sample of one may share it. Percentages are stored as fractions.
+    static let coreTypes: [(type: HKQuantityType, unit: HKUnit, percent: Bool)?] = SampleType.allCases.enumerated().map { offset, type in
+        precondition(type.index == offset, "Invalid state: SampleType.index of \(type) is not its place in allCases")
+        guard HKQuantityTypeIdentifier.modelled.contains(where: { $0.0 == type }) else { return nil }
+        let percent = type.unit == "fraction"
+        return (HKQuantityType(HKQuantityTypeIdentifier(type)), HKUnit(from: percent ? "%" : type.unit), percent)
     }
 }
 
