@@ -78,14 +78,11 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
 
     /// Adds collected samples, keeping their running statistics.
     func append(_ samples: [HKQuantitySample]) {
-        var sums = running
+        // In place: a working copy of `running` made every append copy the whole dictionary.
         for sample in samples {
             collected[sample.quantityType, default: []].append(sample)
-            let type = sample.quantityType
-            if sums[type] == nil { sums[type] = Running(unit: sample.quantity.unit) }
-            sums[type]!.add(sample)
+            running[sample.quantityType, default: Running(unit: sample.quantity.unit)].add(sample)
         }
-        running = sums
     }
     var active: TimeInterval = 0
     var activeSince: Date?
