@@ -161,7 +161,7 @@ public struct Simulator {
             return
         }
         now = end
-        advanceBoth()
+        advanceDue()
         drainDeliveries()
         stopBoth()
     }
@@ -175,11 +175,6 @@ public struct Simulator {
         if !down.contains(.phone), let due = PhoneNode.nextDeadline(of: &phone), due <= now {
             perform(phone.advance(to: now), from: .phone)
         }
-    }
-
-    mutating func advanceBoth() {
-        if !down.contains(.watch) { perform(watch.advance(to: now), from: .watch) }
-        if !down.contains(.phone) { perform(phone.advance(to: now), from: .phone) }
     }
 
     /// As the node loop ends: what `stop` returns is a turn of its own (committed, published, logged).
