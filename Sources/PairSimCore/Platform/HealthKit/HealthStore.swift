@@ -276,6 +276,8 @@ public struct HealthStore: Hashable, Sendable {
 
     /// True if `uuid` was deleted here (or blocked as deleted before it arrived).
     public func isDeleted(_ uuid: UUID) -> Bool { deletedIDs.contains(UUIDKey(uuid)) }
+    /// The store holds a sample with this id now.
+    public func holdsSample(_ uuid: UUID) -> Bool { sampleIDs.contains(UUIDKey(uuid)) }
 
     /// Remembers UUIDs deleted earlier whose tombstones were purged.
     public mutating func markDeleted(_ ids: [UUID]) {
