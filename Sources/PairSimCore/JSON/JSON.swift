@@ -36,6 +36,9 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
 
     public init() {}
     public init(dictionaryLiteral elements: (String, JSON)...) {
+        // Room for them all at once: most events' fields are a literal, and growing the members
+        // one by one reallocated them two or three times (~1.5 % of a simulated week, perf).
+        members.reserveCapacity(elements.count)
         for (key, value) in elements { self[key] = value }
     }
 

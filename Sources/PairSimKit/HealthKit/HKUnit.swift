@@ -19,14 +19,19 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
     struct Dimension: Hashable, Sendable {
         var exponents: [String: Int] = [:]
 
+        // No exponent is ever 0: a kind that cancels out is removed where it cancels. (Filtering the
+        // whole dictionary afterwards built a new one for every unit a reading's conversion made.)
         static func * (lhs: Dimension, rhs: Dimension) -> Dimension {
+            guard !lhs.exponents.isEmpty else { return rhs }
             var product = lhs
-            for (kind, power) in rhs.exponents { product.exponents[kind, default: 0] += power }
-            product.exponents = product.exponents.filter { $0.value != 0 }
+            for (kind, power) in rhs.exponents {
+                let sum = product.exponents[kind, default: 0] + power
+                product.exponents[kind] = sum == 0 ? nil : sum
+            }
             return product
         }
 
-        func raised(to power: Int) -> Dimension { Dimension(exponents: exponents.mapValues { $0 * power }.filter { $0.value != 0 }) }
+        func raised(to power: Int) -> Dimension { power == 0 ? Dimension() : Dimension(exponents: exponents.mapValues { $0 * power }) }
     }
 
     init(unitString: String, scale: Double, dimension: Dimension, offset: Double = 0) {
