@@ -9,7 +9,7 @@ public enum ReportWriter {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var log: [UInt8] = []
         for event in outcome.events {
-            log += event.jsonLine
+            event.writeJSONLine(into: &log)
             log.append(0x0A)
         }
         try Data(log).write(to: URL(fileURLWithPath: directory + "/events.jsonl"))

@@ -36,7 +36,7 @@ extension Simulator {
     public var eventLog: [UInt8] {
         var bytes: [UInt8] = []
         for event in events {
-            bytes += event.jsonLine
+            event.writeJSONLine(into: &bytes)
             bytes.append(0x0A)
         }
         return bytes

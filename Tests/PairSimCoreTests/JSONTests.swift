@@ -106,6 +106,32 @@ struct JSONTests {
         expectEqual(read, event)
     }
 
+    @Test("an event's line, written straight into a log, is the JSON writer's bytes for the line's object")  // R: P5
+    func lineIsTheWritersObject() {
+        let events = [
+            Event(at: EmulatedInstant(milliseconds: 123_456_789), node: .watch, .hkSaved, fields: ["kind": "samples", "count": 3, "uuid": "A-1"]),
+            Event(at: .zero, node: .phone, name: "tab.load", level: .warning, fields: ["quote": "\"é\"\n\u{07}", "none": nil,
+                  "list": [1, 2.5, true, .object(["k": "v"])], "d": .double(72.125), "neg": .int(-5)], byApp: true),
+            Event(at: EmulatedInstant(milliseconds: 5), node: .phone, name: "app.crashed", level: .error),
+        ]
+        var log: [UInt8] = [0x41]
+        for event in events {
+            var object = JSONObject()
+            object.append("t", .int(event.at.milliseconds))
+            object.append("time", .string(event.at.description))
+            object.append("node", .string(event.node.rawValue))
+            object.append("event", .string(event.name))
+            if event.byApp { object.append("by", "app") }
+            if event.level != .info { object.append("level", .string(event.level.rawValue)) }
+            for member in event.fields.members { object.append(member.key, member.value) }
+            let expected = JSONWriter.bytes(.object(object))
+            expectEqual(String(decoding: event.jsonLine, as: UTF8.self), String(decoding: expected, as: UTF8.self))
+            event.writeJSONLine(into: &log)
+            log.append(0x0A)
+        }
+        expectEqual(log.count, 1 + events.map { $0.jsonLine.count + 1 }.reduce(0, +), "appended after what the log held")
+    }
+
     @Test("an app's event is bounded: a megabyte string, a thousand fields, a long list are cut, saying so")  // R: K2
     func appEventsBounded() throws {
         var fields: JSONObject = ["blob": .string(String(repeating: "é", count: 500_000)), "list": .array((0..<1_000).map { .int(Int64($0)) })]

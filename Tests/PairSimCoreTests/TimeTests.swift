@@ -28,5 +28,9 @@ struct TimeTests {
     func printsInstants() {
         expectEqual(EmulatedInstant(milliseconds: 3_723_004).description, "01:02:03.004")
         expectEqual((EmulatedInstant.zero + .days(1) + .hours(7)).description, "1d 07:00:00.000")
+        expectEqual(EmulatedInstant(milliseconds: 1_234_567_890).description, "14d 06:56:07.890")
+        expectEqual(EmulatedInstant(milliseconds: 45_296_070).description, "12:34:56.070")
+        expectEqual(EmulatedInstant(milliseconds: -1_500).description, "-00:00:01.500")
+        expectEqual(EmulatedInstant.zero.description, "00:00:00.000")
     }
 }

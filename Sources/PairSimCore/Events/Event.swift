@@ -94,15 +94,37 @@ public struct Event: Hashable, Sendable {
 extension Event {
     /// One JSON line (no newline): `{"t":…,"time":"…","node":"phone","event":"hk.saved",…fields}`.
     public var jsonLine: [UInt8] {
-        var object = JSONObject()
-        object.append("t", .int(at.milliseconds))
-        object.append("time", .string(at.description))
-        object.append("node", .string(node.rawValue))
-        object.append("event", .string(name))
-        if byApp { object.append("by", "app") }
-        if level != .info { object.append("level", .string(level.rawValue)) }
-        for member in fields.members { object.append(member.key, member.value) }
-        return JSONWriter.bytes(.object(object))
+        var line: [UInt8] = []
+        line.reserveCapacity(128)
+        writeJSONLine(into: &line)
+        return line
+    }
+
+    /// Appends `jsonLine` to `out`: the same bytes `JSONWriter` writes for the line's object,
+    /// written straight into the log. (Building that object and a line of its own for every
+    /// event was ~3 % of a simulated week, perf.)
+    public func writeJSONLine(into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"t":"#.utf8)
+        JSONWriter.writeInt(at.milliseconds, into: &out)
+        out.append(contentsOf: #","time":""#.utf8)
+        at.writeDescription(into: &out) // digits, ':', '.', 'd', ' ' and '-': nothing to escape
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: #","node":"#.utf8)
+        JSONWriter.writeString(node.rawValue, into: &out)
+        out.append(contentsOf: #","event":"#.utf8)
+        JSONWriter.writeString(name, into: &out)
+        if byApp { out.append(contentsOf: #","by":"app""#.utf8) }
+        if level != .info {
+            out.append(contentsOf: #","level":"#.utf8)
+            JSONWriter.writeString(level.rawValue, into: &out)
+        }
+        for member in fields.members {
+            out.append(UInt8(ascii: ","))
+            JSONWriter.writeString(member.key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONWriter.write(member.value, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// Reads back a line written by `jsonLine`.

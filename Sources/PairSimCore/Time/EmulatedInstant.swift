@@ -22,17 +22,40 @@ public struct EmulatedInstant: Hashable, Comparable, Sendable, CustomStringConve
 
     /// `HH:MM:SS.mmm` since time zero, with a `Nd ` day prefix from the first day on: `1d 07:00:00.000`.
     public var description: String {
-        let negative = milliseconds < 0
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        writeDescription(into: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends `description`'s bytes to `out`: every event's line carries it, and building it by
+    /// string interpolation was ~2.5 % of a simulated week (perf).
+    public func writeDescription(into out: inout [UInt8]) {
+        if milliseconds < 0 { out.append(UInt8(ascii: "-")) }
         var rest = milliseconds.magnitude
         let ms = rest % 1_000; rest /= 1_000
         let s = rest % 60; rest /= 60
         let m = rest % 60; rest /= 60
         let h = rest % 24
         let d = rest / 24
-        func two(_ v: UInt64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-        let clock = "\(two(h)):\(two(m)):\(two(s)).\(msText)"
-        return (negative ? "-" : "") + (d > 0 ? "\(d)d \(clock)" : clock)
+        if d > 0 {
+            out.append(contentsOf: String(d).utf8)
+            out.append(contentsOf: "d ".utf8)
+        }
+        func digits(_ value: UInt64, _ count: Int) {
+            var divisor: UInt64 = count == 3 ? 100 : 10
+            while divisor > 0 {
+                out.append(UInt8(48 + (value / divisor) % 10))
+                divisor /= 10
+            }
+        }
+        digits(h, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(m, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(s, 2)
+        out.append(UInt8(ascii: "."))
+        digits(ms, 3)
     }
 }
 

@@ -46,7 +46,7 @@ package enum TurnCost {
                 publish: { if $0.topic == "ack.hk" { acks += 1; acked = DispatchTime.now().uptimeNanoseconds } },
                 emit: { held.append($0) })
             let end = DispatchTime.now().uptimeNanoseconds
-            for event in held { log.append(contentsOf: event.jsonLine) }
+            for event in held { event.writeJSONLine(into: &log) }
             held.removeAll(keepingCapacity: true)
             guard acks == 1 else { throw RuntimeError("turn \(seq) sent \(acks) acks, expected 1") }
             samples.append(Sample(toAck: Double(acked - start) / 1_000, whole: Double(end - start) / 1_000))

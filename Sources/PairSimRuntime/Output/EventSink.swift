@@ -96,7 +96,7 @@ final class EventSink {
     /// hold tens of thousands of events).
     private func render() {
         for event in held {
-            fileBuffer.append(contentsOf: event.jsonLine)
+            event.writeJSONLine(into: &fileBuffer)
             fileBuffer.append(0x0A)
             if echo { stdoutBuffer += colored(event) + "\n" }
             if fileBuffer.count >= Self.chunkBytes || stdoutBuffer.utf8.count >= Self.chunkBytes { writeBuffers() }
