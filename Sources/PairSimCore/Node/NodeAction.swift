@@ -19,4 +19,12 @@ extension Array where Element == NodeAction {
     public var frames: [WireFrame] {
         compactMap { if case .publish(let frame) = $0 { frame } else { nil } }
     }
+
+    /// Appends `more`, as the standard `+=` does; with nothing here yet it takes `more`'s storage
+    /// instead of copying it into a new one. The models build a turn as `actions += part(…)`, and
+    /// most parts of most turns add nothing or are the first to add something: allocating and
+    /// copying there was ~3 % of a simulated week (perf).
+    @inlinable public static func += (actions: inout [NodeAction], more: [NodeAction]) {
+        if actions.isEmpty { actions = more } else if !more.isEmpty { actions.append(contentsOf: more) }
+    }
 }
