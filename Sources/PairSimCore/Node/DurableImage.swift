@@ -37,7 +37,7 @@ public struct DurableImage: Sendable {
     mutating func apply(_ operation: PersistOp) {
         switch operation {
         case .putSamples(let batch, let anchor):
-            samples += batch.map { ($0, anchor) }
+            for sample in batch { samples.append((sample, anchor)) } // no array of pairs made first
         case .putWorkouts(let batch, let anchor):
             for workout in batch { workouts[workout.uuid] = (workout, anchor) }
         case .deleteObjects(let objects, let anchor, let at):
