@@ -102,7 +102,7 @@ extension Event {
 
     /// Appends `jsonLine` to `out`: the same bytes `JSONWriter` writes for the line's object,
     /// written straight into the log. (Building that object and a line of its own for every
-    /// event was ~3 % of a simulated week, perf.)
+    /// event was ~3 % of `pairsim-bench simulate`, which writes each simulated week's log; perf.)
     public func writeJSONLine(into out: inout [UInt8]) {
         out.append(contentsOf: #"{"t":"#.utf8)
         JSONWriter.writeInt(at.milliseconds, into: &out)

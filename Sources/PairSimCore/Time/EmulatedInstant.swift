@@ -29,7 +29,7 @@ public struct EmulatedInstant: Hashable, Comparable, Sendable, CustomStringConve
     }
 
     /// Appends `description`'s bytes to `out`: every event's line carries it, and building it by
-    /// string interpolation was ~2.5 % of a simulated week (perf).
+    /// string interpolation was ~2.5 % of `pairsim-bench simulate`, writing each week's log (perf).
     public func writeDescription(into out: inout [UInt8]) {
         if milliseconds < 0 { out.append(UInt8(ascii: "-")) }
         var rest = milliseconds.magnitude
