@@ -149,7 +149,9 @@ public struct HealthObjectsBatch: Hashable, Sendable {
     /// `SampleSeries.write(into:)`).
     public var bodyBytes: [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "{")]
-        out.reserveCapacity(64 + samples.count * 56)
+        // A sample takes ~56 bytes; the series' lists are written in room for their longest
+        // forms (SampleSeries.write), ~100 bytes a sample at the most.
+        out.reserveCapacity(64 + samples.count * 100)
         var first = true
         func key(_ name: String) {
             if !first { out.append(UInt8(ascii: ",")) }
@@ -182,7 +184,10 @@ public struct HealthObjectsBatch: Hashable, Sendable {
         for (index, item) in try r.array("series", limit: 100).enumerated() {
             let path = "body.series[\(index)]"
             guard let object = item.objectValue else { throw DecodeError(path: path, reason: "expected an object, got \(item.kindName)") }
-            samples += try SampleSeries.read(FieldReader(object, path: path), limit: limit - samples.count)
+            let series = try SampleSeries.read(FieldReader(object, path: path), limit: limit - samples.count)
+            // The first series is taken whole: appending a frame's 10,000 samples to an empty
+            // array copied them, 4 % of the phone's time on the sync benchmark (perf).
+            if samples.isEmpty { samples = series } else { samples += series }
         }
         deleted = try r.objects("deleted", limit: limit) { (r) throws(DecodeError) in try DeletedObject(reading: r) }
         if itemCount > limit { throw DecodeError(path: "body", reason: "\(itemCount) items exceed the limit of \(limit)") }

@@ -10,13 +10,22 @@ public enum UUIDText {
     /// Appends the canonical upper-case form (36 bytes) to `out`.
     @inline(__always)
     public static func write(_ uuid: UUID, into out: inout [UInt8]) {
+        JSONWriter.appendInPlace(to: &out, atMost: 36) { write(uuid, at: $0) }
+    }
+
+    /// Writes the canonical upper-case form at `p`; returns 36.
+    @inline(__always)
+    static func write(_ uuid: UUID, at p: UnsafeMutablePointer<UInt8>) -> Int {
         withUnsafeBytes(of: uuid.uuid) { raw in
+            var n = 0
             for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+                if i == 4 || i == 6 || i == 8 || i == 10 { p[n] = UInt8(ascii: "-"); n += 1 }
                 let byte = raw[i]
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
+                p[n] = hexDigit(byte >> 4)
+                p[n + 1] = hexDigit(byte & 0x0F)
+                n += 2
             }
+            return n
         }
     }
 
