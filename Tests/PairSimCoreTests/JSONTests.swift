@@ -14,6 +14,40 @@ struct JSONTests {
         expectEqual(parsed, value)
     }
 
+    @Test("a string's quote, escape, control character or non-ASCII byte is found wherever it falls in an eight-byte word")  // R: S7
+    func stringsReadWordByWord() throws {
+        let parser = JSONParser()
+        for length in 0..<40 {
+            let plain = String(repeating: "a", count: length)
+            try expectEqual(parser.parse("\"\(plain)\""), .string(plain))
+            for position in 0...length {
+                let head = String(plain.prefix(position)), tail = String(plain.dropFirst(position))
+                // An escape, a two-byte and a four-byte character at every offset.
+                try expectEqual(parser.parse("\"\(head)\\n\(tail)\""), .string(head + "\n" + tail))
+                try expectEqual(parser.parse("\"\(head)é\(tail)😀\""), .string(head + "é" + tail + "😀"))
+                // A raw control character is refused at its own offset; the string ends at its quote.
+                do {
+                    _ = try parser.parse(Array("\"\(head)\u{01}\(tail)\"".utf8))
+                    Issue.record("a control character at \(position) of \(length) was accepted")
+                } catch {
+                    expectEqual(error.offset, 1 + position)
+                }
+                try expectEqual(parser.parse("[\"\(head)\",\"\(tail)\"]"), [.string(head), .string(tail)])
+            }
+        }
+        // Invalid UTF-8 past the first word is still refused.
+        #expect(throws: JSONError.self) { try parser.parse(Array("\"abcdefghij".utf8) + [0xC3, 0x28, 0x22]) }
+    }
+
+    @Test("integers are written whole at the edges of Int64, and doubles as before")  // R: S7
+    func integerEdges() {
+        for value: Int64 in [0, 7, -7, 10, -10, 99, 100, 1_000_000_000_000, Int64.max, Int64.min, Int64.min + 1] {
+            expectEqual(JSONWriter.string(.int(value)), String(value))
+        }
+        expectEqual(JSONWriter.string(.array([.double(1e15), .double(-0.5), .double(0.0005), .double(1e12 + 0.5), .double(-0.0)])),
+                    "[1000000000000000.0,-0.5,0.0005,1000000000000.5,0]")
+    }
+
     @Test("keeps member order, so output is byte-identical")
     func memberOrder() {
         var object = JSONObject()
