@@ -18,32 +18,54 @@ struct SyncBench: ParsableCommand {
     @Option(help: "Heart-rate samples for the PairSim throughput run.")
     var samples = 1_000_000
 
+    @Option(help: "Rounds of the throughput runs, each a C baseline then PairSim on a fresh pair; the goal is judged on their medians.")
+    var throughputRounds = 3
+
     @Option(help: "Single-sample round trips for the latency runs.")
     var rounds = 300
 
     @Option(help: "The nodes' sync.durability: kill (the default) or power (each turn's journal entry synced).")
     var durability = "kill"
 
+    func validate() throws {
+        guard throughputRounds >= 1 else { throw ValidationError("--throughput-rounds must be at least 1, got \(throughputRounds)") }
+    }
+
     func run() throws {
         let port = 17_000 + Int(getpid() % 1_000) * 6
         report("== sync benchmark (release build, tcp loopback, \(ProcessInfo.processInfo.activeProcessorCount) cores, sync.durability: \(durability))")
-        // The baseline: two C processes, as ZeroMQ's local_thr/remote_thr, with PUB/SUB.
-        let c = try CZeroMQSide.throughput(endpoint: "tcp://127.0.0.1:\(port + 3)", count: messages, size: 100)
-        report("raw libzmq PUB/SUB between two C processes: \(messages) × 100 B: \(human(c)) msg/s (the baseline)")
+        // Throughput in interleaved rounds, each a C baseline then a fresh pair: on a shared 2-core
+        // machine the C baseline alone read anywhere from 1.16 to 3.30 M msg/s within an hour, so
+        // one reading of each decided the goal by the noise of the moment. The goal is judged on
+        // the medians of the same run.
+        var baselines: [Double] = [], rates: [Double] = []
+        var pair: BenchPair!
+        for round in 1...throughputRounds {
+            // Gone before the next is made (its directory is removed as it goes); the last
+            // round's pair stays for the latency runs.
+            pair = nil
+            let c = try CZeroMQSide.throughput(endpoint: "tcp://127.0.0.1:\(port + 3)", count: messages, size: 100)
+            baselines.append(c)
+            pair = try BenchPair(name: "sync", yamlExtra: "sync: { durability: \(durability) }", basePort: port + 2)
+            let total = try pair.writeSamplesAcknowledged(samples)
+            let phoneStatus = try JSONParser().parse(try pair.ctl(.phone, "status --json"))
+            guard phoneStatus["stores"]?["samples"]?.intValue == Int64(samples) else {
+                throw BenchError("phone did not store every sample: \(JSONWriter.string(phoneStatus))")
+            }
+            rates.append(Double(samples) / total)
+            report("round \(round) of \(throughputRounds): raw libzmq PUB/SUB between two C processes, \(messages) × 100 B: \(human(c)) msg/s; "
+                   + "PairSim end to end, \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rates.last!)) samples/s"
+                   + " (ratio \(format(rates.last! / c, 3)))")
+        }
+        defer { pair.stop() }
+        let c = percentile(baselines, 0.5), rate = percentile(rates, 0.5)
+        report("raw libzmq PUB/SUB between two C processes: median \(human(c)) msg/s over \(throughputRounds) rounds (the baseline)")
         let raw = try ZeroMQBench.throughput(endpoint: "tcp://127.0.0.1:\(port)", count: messages, size: 100)
         report("raw ZeroMQ PUB/SUB through the wrapper, in one process: \(messages) × 100 B in one direction: \(human(raw)) msg/s")
-        let pair = try BenchPair(name: "sync", yamlExtra: "sync: { durability: \(durability) }", basePort: port + 2)
-        defer { pair.stop() }
-        let total = try pair.writeSamplesAcknowledged(samples)
-        let phoneStatus = try JSONParser().parse(try pair.ctl(.phone, "status --json"))
-        guard phoneStatus["stores"]?["samples"]?.intValue == Int64(samples) else {
-            throw BenchError("phone did not store every sample: \(JSONWriter.string(phoneStatus))")
-        }
-        let rate = Double(samples) / total
-        report("PairSim end to end: \(samples) heart-rate samples, watch store → phone's durable store (acknowledged): \(format(total, 2)) s = \(human(rate)) samples/s")
+        report("PairSim end to end: median \(human(rate)) samples/s over \(throughputRounds) rounds")
         // Issue 30's goal against this same-run baseline (an earlier wave's was 0.33×).
         let ratio = rate / c
-        report("  ratio to the C baseline: \(format(ratio, 3)) (goal: ≥ 0.75, stretch 0.8, and ≥ 1 M samples/s durable: "
+        report("  ratio of the medians to the C baseline: \(format(ratio, 3)) (goal: ≥ 0.75, stretch 0.8, and ≥ 1 M samples/s durable: "
                + "\(ratio >= 0.75 && rate >= 1e6 ? "met" : "not met")); to the wrapper in one process: \(format(rate / raw, 3))")
         // The three latencies in interleaved blocks, so that a change in the machine's load between
         // them (±30 % within minutes on a shared 2-core machine) does not skew their ratios.
