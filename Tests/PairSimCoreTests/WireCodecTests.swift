@@ -183,6 +183,31 @@ struct WireCodecTests {
 /// The watch writes `hk.objects` bodies without a JSON tree; the bytes must be the tree's.
 @Suite("Directly written bodies")
 struct DirectBodyTests {
+    @Test("samples are grouped by type and source in order of first appearance, each group in its samples' order")  // R: S7
+    func grouping() {
+        var random = SplitMix64(seed: 5)
+        var uuids = UUIDGenerator(seed: 5, label: "g")
+        for round in 0..<100 {
+            let types: [SampleType] = round % 2 == 0 ? [.heartRate] : [.heartRate, .stepCount, .bodyMass]
+            let sources: [ObjectSource] = round % 4 < 2 ? [.watchApp] : [.watchApp, .phoneApp]
+            let samples = (0..<Int(random.next() % 30)).map { index in
+                HealthSample(uuid: uuids.next(at: .zero), type: types[Int(random.next() % UInt64(types.count))],
+                             start: EmulatedInstant(milliseconds: Int64(index)), end: EmulatedInstant(milliseconds: Int64(index)),
+                             value: 60, source: sources[Int(random.next() % UInt64(sources.count))])
+            }
+            // The same grouping, written the plain way.
+            var expected: [SampleSeries] = []
+            for sample in samples {
+                if let at = expected.firstIndex(where: { $0.type == sample.type && $0.source == sample.source }) {
+                    expected[at].samples.append(sample)
+                } else {
+                    expected.append(SampleSeries(type: sample.type, source: sample.source, samples: [sample]))
+                }
+            }
+            expectEqual(SampleSeries.group(samples), expected, "round \(round)")
+        }
+    }
+
     @Test("a batch's body bytes and its frame are exactly what JSONWriter writes for its body")  // R: S7
     func sameBytes() {
         var random = SplitMix64(seed: 21)
@@ -190,14 +215,16 @@ struct DirectBodyTests {
         let sources: [ObjectSource] = [.watchApp, .phoneApp, ObjectSource(name: "Kim’s \"Watch\"")]
         for round in 0..<200 {
             var batch = HealthObjectsBatch()
+            // One round in three has one type and one source, as a bulk write's batches do (one series).
+            let single = round % 3 == 0
             for _ in 0..<Int(random.next() % 40) {
-                let type = SampleType.allCases[Int(random.next() % UInt64(SampleType.allCases.count))]
+                let type = single ? .heartRate : SampleType.allCases[Int(random.next() % UInt64(SampleType.allCases.count))]
                 let start = EmulatedInstant(milliseconds: Int64(random.next() % 1_000_000))
                 let lasts = random.next() % 3 == 0
                 batch.samples.append(HealthSample(uuid: uuids.next(at: start), type: type, start: start,
                                                   end: lasts ? start + .seconds(30) : start,
                                                   value: Double(Int64(random.next() % 20_000)) / [1.0, 10, 100, 7][Int(random.next() % 4)],
-                                                  source: sources[Int(random.next() % 3)]))
+                                                  source: single ? .watchApp : sources[Int(random.next() % 3)]))
             }
             if round % 5 == 0 {
                 batch.workouts.append(Workout(uuid: uuids.next(at: .zero), activity: "running", start: .zero, end: .zero + .minutes(10),
