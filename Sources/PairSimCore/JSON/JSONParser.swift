@@ -140,40 +140,57 @@ private struct Reader {
         }
     }
 
+    /// Reads a number in one pass, its digits' value gathered as they are checked. Checking first
+    /// and reading the digits again after was ~7 % of the phone's time on the sync benchmark (perf:
+    /// a frame holds 20,000 numbers).
     mutating func number() throws(JSONError) -> JSON {
         let start = index
-        var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        // The digits' value, exact while there are at most 18 of them (later ones are only counted:
+        // no fast path below takes more).
+        var mantissa: Int64 = 0, digits = 0, fractionDigits = 0
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
+            digits = 1
             if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in number") }
         } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if digits < 18 { mantissa = mantissa * 10 + Int64(bytes[index] - 48) }
+                digits += 1
+                index += 1
+            }
         }
+        var isInteger = true, hasExponent = false
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("digit expected after '.'") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if digits < 18 { mantissa = mantissa * 10 + Int64(bytes[index] - 48) }
+                digits += 1
+                fractionDigits += 1
+                index += 1
+            }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
+            hasExponent = true
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("digit expected in exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        if isInteger, index - start <= 18 {
-            // Fast path: accumulate directly; 18 characters (at most 18 digits) always fit in Int64.
-            var negative = false
-            var i = start
-            if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-            var value: Int64 = 0
-            while i < index { value = value * 10 + Int64(bytes[i] - 48); i += 1 }
-            return .int(negative ? -value : value)
+        // 18 characters (at most 18 digits) always fit in Int64.
+        if isInteger, index - start <= 18 { return .int(negative ? -mantissa : mantissa) }
+        // `-123.45`-style numbers with at most 15 digits and no exponent: the digits and the power
+        // of ten are both exact doubles, so one division gives the correctly rounded result, as
+        // strtod would.
+        if !isInteger, !hasExponent, digits <= 15 {
+            let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
+            return .double(negative ? -value : value)
         }
-        if let fast = fastDecimal(from: start, to: index) { return .double(fast) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else { throw JSONError(offset: start, reason: "number out of range") }
@@ -183,31 +200,6 @@ private struct Reader {
     @inline(__always) func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
 
     static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
-
-    /// `-123.45`-style numbers with at most 15 digits and no exponent: the digits and the power of
-    /// ten are both exact doubles, so one division gives the correctly rounded result, as strtod would.
-    func fastDecimal(from start: Int, to end: Int) -> Double? {
-        var i = start
-        var negative = false
-        if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-        var mantissa: Int64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenDot = false
-        while i < end {
-            let b = bytes[i]
-            if b == UInt8(ascii: ".") { seenDot = true; i += 1; continue }
-            guard isDigit(b) else { return nil } // an exponent: leave it to the general path
-            mantissa = mantissa * 10 + Int64(b - 48)
-            digits += 1
-            if seenDot { fractionDigits += 1 }
-            if digits > 15 { return nil }
-            i += 1
-        }
-        guard seenDot else { return nil }
-        let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
-        return negative ? -value : value
-    }
 
     mutating func string() throws(JSONError) -> String {
         index += 1 // opening quote
