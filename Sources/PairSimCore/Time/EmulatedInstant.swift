@@ -39,7 +39,7 @@ public struct EmulatedInstant: Hashable, Comparable, Sendable, CustomStringConve
         let h = rest % 24
         let d = rest / 24
         if d > 0 {
-            out.append(contentsOf: String(d).utf8)
+            JSONWriter.writeInt(Int64(d), into: &out)
             out.append(contentsOf: "d ".utf8)
         }
         func digits(_ value: UInt64, _ count: Int) {
