@@ -32,7 +32,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev; no pkgConfig (avoids a harmless krb5 warning).
@@ -47,6 +46,8 @@ let package = Package(
         ),
         // Keeps a node running when the app under test traps (measured first: see app_guard.c).
         .target(name: "CUUIDSet"),
+        // SQLite's C API from Debian's libsqlite3-dev, for the node database (Storage/SQLite.swift says why not GRDB).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // The simulator's faulty disk under the real storage (R: K8): a shim over SQLite's default VFS.
         .target(name: "CFaultyDisk", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CAppGuard"),
@@ -73,8 +74,7 @@ let package = Package(
         .target(
             name: "PairSimRuntime",
             dependencies: [
-                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ", "CFaultyDisk",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PairSimCore", "PairSimConfig", "PairSimScenario", "PairSimKit", "PairSimApps", "PairSimHealthExport", "ZeroMQ", "CFaultyDisk", "CSQLite",
                 // Only its signal handling: its ServiceLifecycle module would bring swift-async-algorithms
                 // into the build (NodeRunner.run says what that cost).
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -137,8 +137,7 @@ let package = Package(
                     swiftSettings: [.swiftLanguageMode(.v5), .define("PAIRSIM_IOS")]),
         .testTarget(name: "ReferenceAppTests", dependencies: ["TestSupport", "PairSimCore", "PairSimKit", "ReferenceApp", "PairSimApps"]),
         .testTarget(name: "PairSimConfigTests", dependencies: ["TestSupport", "PairSimConfig"]),
-        .testTarget(name: "PairSimRuntimeTests", dependencies: ["TestSupport", "PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ",
-                                                             .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "PairSimRuntimeTests", dependencies: ["TestSupport", "PairSimRuntime", "PairSimCore", "PairSimKit", "PairSimApps", "ZeroMQ"]),
         .testTarget(name: "PairSimulationTests", dependencies: ["TestSupport", "PairSimulation", "PairSimScenario", "PairSimConfig", "PairSimApps", "PairSimKit", "PairSimHealthExport", "WorkoutWatchApp"]),
         .testTarget(name: "PairSimHealthExportTests", dependencies: ["TestSupport", "PairSimHealthExport", "CExportScan"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PairSimRuntime", "PairSimulation", "PairSimScenario", "PairSimHealthExport", "ZeroMQ"]),

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 import Testing
 import TestSupport

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimApps
 @testable import PairSimCore
 @testable import PairSimKit

@@ -1,4 +1,3 @@
-import GRDB
 
 /// A new database made at schema v12 in one step: what migrations v1…v12 leave in an empty
 /// database, as frozen SQL (R: K7), taken from such a database. Running the twelve migrations on

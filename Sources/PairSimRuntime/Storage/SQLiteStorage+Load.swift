@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 
 extension SQLiteStorage {
@@ -26,7 +25,7 @@ extension SQLiteStorage {
                                                               deletedAt: EmulatedInstant(milliseconds: row["deleted_at"])))
             }
         }
-        var outbox = try OutboxRow.order(Column("channel"), Column("seq")).fetchAll(db)
+        var outbox = try OutboxRow.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY channel, seq")
         // Batches an outbox message refers to instead of holding their samples (schema v5).
         var referenced = Dictionary(outbox.compactMap { $0.samplesAnchor.map { ($0, [HealthSample]()) } }) { a, _ in a }
         let batches = try Row.fetchCursor(db, sql: "SELECT anchor, data FROM sample_batches ORDER BY id")
@@ -49,16 +48,16 @@ extension SQLiteStorage {
             }
             outbox[index].restoreBody(samples: samples)
         }
-        for row in try WorkoutRow.order(Column("anchor"), Column("uuid")).fetchAll(db) {
+        for row in try WorkoutRow.fetchAll(db, sql: "SELECT * FROM workouts ORDER BY anchor, uuid") {
             state.workouts.append((try row.workout("workouts"), row.anchor))
         }
-        state.records = try RecordRow.order(Column("id")).fetchAll(db).map { try $0.record("records") }
+        state.records = try RecordRow.fetchAll(db, sql: "SELECT * FROM records ORDER BY id").map { try $0.record("records") }
         state.deletedRecords = try String.fetchAll(db, sql: "SELECT id FROM deleted_records").map { try uuid($0, "deleted_records.id") }
         for row in outbox {
             let (channel, record) = try row.record()
             state.outbox[channel, default: []].append(record)
         }
-        state.held.workouts = try HeldWorkoutRow.order(Column("seq")).fetchAll(db).map { try $0.workout("held_workouts") }
+        state.held.workouts = try HeldWorkoutRow.fetchAll(db, sql: "SELECT * FROM held_workouts ORDER BY seq").map { try $0.workout("held_workouts") }
         for data in try Data.fetchAll(db, sql: "SELECT data FROM held_sample_batches ORDER BY seq") {
             state.held.samples += try SampleCodec.unpack(Array(data))
         }
@@ -66,8 +65,8 @@ extension SQLiteStorage {
             guard let type = ObjectType(name: row["type"]) else { throw RuntimeError("held_deletions.type: unknown type \(row["type"] as String)") }
             state.held.deleted.append(DeletedObject(uuid: try uuid(row["uuid"], "held_deletions.uuid"), type: type))
         }
-        state.waiting.saved = try QueuedRecordRow.filter(Column("queue") == QueuedRecordRow.Queue.container.rawValue)
-            .order(Column("seq")).fetchAll(db).map { try $0.record("queued_records") }
+        state.waiting.saved = try QueuedRecordRow.fetchAll(db, sql: "SELECT * FROM queued_records WHERE queue = ? ORDER BY seq",
+                                                         arguments: [QueuedRecordRow.Queue.container.rawValue]).map { try $0.record("queued_records") }
         state.waiting.deleted = try String.fetchAll(db, sql: "SELECT id FROM waiting_deletions ORDER BY seq").map { try uuid($0, "waiting_deletions.id") }
         state.values = try StateTables.read(db)
         return state

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 
 /// The node database's schema, one migration per version. A database written by an older PairSim
@@ -45,7 +44,8 @@ extension SQLiteStorage {
         // v5: an outbox message that carries exactly one stored sample batch keeps the batch's
         // anchor and the frame without its body, not a second copy of the samples (R: E4's speed).
         migrator.registerMigration("v5") { db in
-            try db.alter(table: "outbox") { t in t.add(column: "samples_anchor", .integer) }
+            // The statement GRDB's `alter(table:)` made of it then, so a database made now is the same.
+            try db.execute(sql: #"ALTER TABLE "outbox" ADD COLUMN "samples_anchor" INTEGER"#)
         }
         // v6: the last turn of the node's turn journal (`turns.journal`) that is in the database,
         // committed with it, so a turn is never applied twice (R: K1).

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 
 /// A node's durable state in one SQLite database (`<data>/state.sqlite`, WAL): HealthKit store,
@@ -24,13 +23,12 @@ final class SQLiteStorage: NodeStorage {
     /// only) runs every migration, as a database older than v12 does.
     init(path: String, inOneStep: Bool = true) throws {
         self.path = path
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+            queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
             try queue.read { db in try Self.checkVersion(db, path: path) }
             if inOneStep { _ = try Self.createInOneStep(queue) }
             try Self.migrator.migrate(queue)
@@ -43,9 +41,9 @@ final class SQLiteStorage: NodeStorage {
 
     // MARK: Commit
 
-    /// One transaction per turn. Begun and committed with cached statements rather than GRDB's
-    /// `write`, which compiles `BEGIN`/`COMMIT` anew each time: measured on the phone's
-    /// single-sample turn, the transaction's own cost fell from ~45 µs to ~15 µs of CPU.
+    /// One transaction per turn, begun and committed with cached statements rather than `write`,
+    /// which compiles `BEGIN`/`COMMIT` anew each time (with GRDB, whose `write` did the same,
+    /// measured on the phone's single-sample turn: the transaction's own cost fell from ~45 µs to ~15 µs of CPU).
     func commit(_ operations: [PersistOp], values: NodeValues) throws {
         try commit(operations, values: values, throughTurn: nil)
     }

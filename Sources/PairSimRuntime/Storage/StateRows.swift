@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 
 /// One table's rows for a small state value (`StateTables`), so that a change writes only the rows

@@ -1,4 +1,3 @@
-import GRDB
 import PairSimCore
 
 /// The watch's `import-health` job (schema v3): one row while an import is in progress, written

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 
 /// The sync engine's state (`sync`): per channel its stream and next sequence number, and the

@@ -1,4 +1,3 @@
-import GRDB
 import PairSimCore
 
 /// A node's WatchConnectivity session (schema v4, R: X1): its outstanding transfers, what waits

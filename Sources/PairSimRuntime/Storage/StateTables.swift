@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PairSimCore
 
 /// The models' small state — what `persistentValues()` returns, typed (`NodeValue`, R: K7) — in
@@ -248,7 +247,8 @@ enum StateTables {
     }
 
     static func readExport(_ db: Database, nextExportAt: Int64?) throws -> CloudKitExporter.Snapshot? {
-        let saved = try QueuedRecordRow.filter(Column("queue") == QueuedRecordRow.Queue.export.rawValue).order(Column("seq")).fetchAll(db)
+        let saved = try QueuedRecordRow.fetchAll(db, sql: "SELECT * FROM queued_records WHERE queue = ? ORDER BY seq",
+                                                 arguments: [QueuedRecordRow.Queue.export.rawValue])
         let deleted = try String.fetchAll(db, sql: "SELECT id FROM export_deletions ORDER BY seq")
         guard !saved.isEmpty || !deleted.isEmpty || nextExportAt != nil else { return nil }
         return CloudKitExporter.Snapshot(

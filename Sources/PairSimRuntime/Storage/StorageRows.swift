@@ -1,18 +1,36 @@
 import Foundation
-import GRDB
 import PairSimCore
 
-// The node database's typed rows (GRDB records). Columns are snake_case; times are emulated
-// milliseconds; UUIDs are their canonical text. Heart-rate and other samples are the exception:
+// The node database's typed rows. Columns are snake_case; times are emulated milliseconds; UUIDs
+// are their canonical text. Heart-rate and other samples are the exception:
 // they are stored packed, many per row (`SampleCodec`), which is what makes a million samples a
 // second durable.
 
-/// A GRDB record whose snake_case columns hold its camelCase properties.
-protocol SnakeCaseRecord: Codable, FetchableRecord, PersistableRecord {}
+/// A row kept in a table of its own: its columns in order, what it writes in them, and how it
+/// reads back from a row that has them.
+protocol TableRecord {
+    static var databaseTableName: String { get }
+    static var databaseColumns: [String] { get }
+    var databaseValues: [(any DatabaseValueConvertible)?] { get }
+    init(row: Row)
+}
 
-extension SnakeCaseRecord {
-    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
-    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+/// What an insert does with a row whose key is taken: fail, or replace it.
+enum ConflictResolution { case abort, replace }
+
+extension TableRecord {
+    func insert(_ db: Database, onConflict: ConflictResolution = .abort) throws {
+        let placeholders = Array(repeating: "?", count: Self.databaseColumns.count).joined(separator: ", ")
+        try db.cachedStatement(sql: """
+            INSERT\(onConflict == .replace ? " OR REPLACE" : "") INTO \(Self.databaseTableName) (\(Self.databaseColumns.joined(separator: ", "))) \
+            VALUES (\(placeholders))
+            """).execute(arguments: StatementArguments(databaseValues.map { $0?.databaseValue ?? .null }))
+    }
+
+    /// The rows `sql` selects (all of this table's columns).
+    static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Self] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.init(row:))
+    }
 }
 
 /// The columns of a workout, wherever it is kept.
@@ -35,7 +53,7 @@ extension WorkoutColumns {
 }
 
 /// A workout in the HealthKit store (`workouts`), with the store anchor it was saved at.
-struct WorkoutRow: SnakeCaseRecord, WorkoutColumns {
+struct WorkoutRow: TableRecord, WorkoutColumns {
     static let databaseTableName = "workouts"
     var uuid: String
     var anchor: Int64
@@ -50,10 +68,18 @@ struct WorkoutRow: SnakeCaseRecord, WorkoutColumns {
         (uuid, self.anchor, activity, startMs, endMs) = (workout.uuid.text, anchor, workout.activity, workout.start.milliseconds, workout.end.milliseconds)
         (activeDurationMs, activeEnergy, source) = (workout.activeDuration.milliseconds, workout.activeEnergy, workout.source.name)
     }
+
+    static let databaseColumns = ["uuid", "anchor", "activity", "start_ms", "end_ms", "active_duration_ms", "active_energy", "source"]
+    var databaseValues: [(any DatabaseValueConvertible)?] { [uuid, anchor, activity, startMs, endMs, activeDurationMs, activeEnergy, source] }
+
+    init(row: Row) {
+        (uuid, anchor, activity, startMs, endMs) = (row["uuid"], row["anchor"], row["activity"], row["start_ms"], row["end_ms"])
+        (activeDurationMs, activeEnergy, source) = (row["active_duration_ms"], row["active_energy"], row["source"])
+    }
 }
 
 /// A workout that reached a locked phone (`held_workouts`), in arrival order.
-struct HeldWorkoutRow: SnakeCaseRecord, WorkoutColumns {
+struct HeldWorkoutRow: TableRecord, WorkoutColumns {
     static let databaseTableName = "held_workouts"
     var seq: Int64?
     var uuid: String
@@ -67,6 +93,14 @@ struct HeldWorkoutRow: SnakeCaseRecord, WorkoutColumns {
     init(_ workout: Workout) {
         (seq, uuid, activity, startMs, endMs) = (nil, workout.uuid.text, workout.activity, workout.start.milliseconds, workout.end.milliseconds)
         (activeDurationMs, activeEnergy, source) = (workout.activeDuration.milliseconds, workout.activeEnergy, workout.source.name)
+    }
+
+    static let databaseColumns = ["seq", "uuid", "activity", "start_ms", "end_ms", "active_duration_ms", "active_energy", "source"]
+    var databaseValues: [(any DatabaseValueConvertible)?] { [seq, uuid, activity, startMs, endMs, activeDurationMs, activeEnergy, source] }
+
+    init(row: Row) {
+        (seq, uuid, activity, startMs, endMs) = (row["seq"], row["uuid"], row["activity"], row["start_ms"], row["end_ms"])
+        (activeDurationMs, activeEnergy, source) = (row["active_duration_ms"], row["active_energy"], row["source"])
     }
 }
 
@@ -95,7 +129,7 @@ extension RecordColumns {
 }
 
 /// An exercise record in the app's store (`records`).
-struct RecordRow: SnakeCaseRecord, RecordColumns {
+struct RecordRow: TableRecord, RecordColumns {
     static let databaseTableName = "records"
     var id: String
     var exercise: String
@@ -109,12 +143,20 @@ struct RecordRow: SnakeCaseRecord, RecordColumns {
         (id, exercise, startMs, durationMs) = (record.id.text, record.exercise, record.start.milliseconds, record.duration.milliseconds)
         (calories, workoutId, source) = (record.calories, record.healthKitWorkoutID?.text, record.source.name)
     }
+
+    static let databaseColumns = ["id", "exercise", "start_ms", "duration_ms", "calories", "workout_id", "source"]
+    var databaseValues: [(any DatabaseValueConvertible)?] { [id, exercise, startMs, durationMs, calories, workoutId, source] }
+
+    init(row: Row) {
+        (id, exercise, startMs, durationMs) = (row["id"], row["exercise"], row["start_ms"], row["duration_ms"])
+        (calories, workoutId, source) = (row["calories"], row["workout_id"], row["source"])
+    }
 }
 
 /// A saved record queued on its way: waiting in the phone's CloudKit container until the app runs
 /// (`container`), or waiting for the next export batch (`export`); in arrival order.
-struct QueuedRecordRow: SnakeCaseRecord, RecordColumns {
-    enum Queue: String, Codable { case container, export }
+struct QueuedRecordRow: TableRecord, RecordColumns {
+    enum Queue: String { case container, export }
     static let databaseTableName = "queued_records"
     var seq: Int64?
     var queue: Queue
@@ -130,12 +172,22 @@ struct QueuedRecordRow: SnakeCaseRecord, RecordColumns {
         (seq, self.queue, id, exercise, startMs) = (nil, queue, record.id.text, record.exercise, record.start.milliseconds)
         (durationMs, calories, workoutId, source) = (record.duration.milliseconds, record.calories, record.healthKitWorkoutID?.text, record.source.name)
     }
+
+    static let databaseColumns = ["seq", "queue", "id", "exercise", "start_ms", "duration_ms", "calories", "workout_id", "source"]
+    var databaseValues: [(any DatabaseValueConvertible)?] { [seq, queue.rawValue, id, exercise, startMs, durationMs, calories, workoutId, source] }
+
+    init(row: Row) {
+        let queue: String = row["queue"]
+        guard let kept = Queue(rawValue: queue) else { fatalError("queued_records.queue: unknown queue \(queue)") }
+        (seq, self.queue, id, exercise, startMs) = (row["seq"], kept, row["id"], row["exercise"], row["start_ms"])
+        (durationMs, calories, workoutId, source) = (row["duration_ms"], row["calories"], row["workout_id"], row["source"])
+    }
 }
 
 /// A message kept until its receiver acknowledges it (`outbox`): the frame as sent (or, for one
 /// stored sample batch, its head and the batch's anchor), and the counts events about it show
 /// (`workouts=1 samples=360`).
-struct OutboxRow: SnakeCaseRecord {
+struct OutboxRow: TableRecord {
     static let databaseTableName = "outbox"
     var channel: String
     var seq: Int64
@@ -172,6 +224,18 @@ struct OutboxRow: SnakeCaseRecord {
             default: throw RuntimeError("outbox summary field \(key) has no column in schema \(SQLiteStorage.schemaVersion)")
             }
         }
+    }
+
+    static let databaseColumns = ["channel", "seq", "kind", "topic", "payload", "created_at", "workouts", "workout", "samples", "saved", "deleted",
+                                  "wc_id", "samples_anchor"]
+    var databaseValues: [(any DatabaseValueConvertible)?] {
+        [channel, seq, kind, topic, payload, createdAt, workouts, workout, samples, saved, deleted, wcId, samplesAnchor]
+    }
+
+    init(row: Row) {
+        (channel, seq, kind, topic, payload, createdAt) = (row["channel"], row["seq"], row["kind"], row["topic"], row["payload"], row["created_at"])
+        (workouts, workout, samples, saved, deleted) = (row["workouts"], row["workout"], row["samples"], row["saved"], row["deleted"])
+        (wcId, samplesAnchor) = (row["wc_id"], row["samples_anchor"])
     }
 
     func record() throws -> (Channel, OutboxRecord) {
