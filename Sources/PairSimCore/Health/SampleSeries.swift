@@ -64,36 +64,28 @@ public struct SampleSeries: Hashable, Sendable {
         JSONWriter.writeString(type.rawValue, into: &out)
         key("source")
         JSONWriter.writeString(source.name, into: &out)
-        key("uuids")
-        // Each list is written in place, in room for its longest form (JSONWriter.appendInPlace).
-        JSONWriter.appendInPlace(to: &out, atMost: 2 + samples.count * 37) { p in
-            p[0] = UInt8(ascii: "\"")
-            var n = 1
-            for (index, sample) in samples.enumerated() {
-                if index > 0 { p[n] = UInt8(ascii: ","); n += 1 }
-                n += UUIDText.write(sample.uuid, at: p + n)
-            }
-            p[n] = UInt8(ascii: "\"")
-            return n + 1
-        }
-        func numbers(_ name: String, atMost each: Int, _ write: (HealthSample, UnsafeMutablePointer<UInt8>) -> Int) {
+        // Each list — the uuids, comma-joined in one string; the numbers, in an array — is written
+        // in place, in room for its longest form (JSONWriter.appendInPlace).
+        func list(_ name: String, _ open: Unicode.Scalar, _ close: Unicode.Scalar, atMost each: Int,
+                  _ write: (HealthSample, UnsafeMutablePointer<UInt8>) -> Int) {
             key(name)
             JSONWriter.appendInPlace(to: &out, atMost: 2 + samples.count * (each + 1)) { p in
-                p[0] = UInt8(ascii: "[")
+                p[0] = UInt8(ascii: open)
                 var n = 1
                 for (index, sample) in samples.enumerated() {
                     if index > 0 { p[n] = UInt8(ascii: ","); n += 1 }
                     n += write(sample, p + n)
                 }
-                p[n] = UInt8(ascii: "]")
+                p[n] = UInt8(ascii: close)
                 return n + 1
             }
         }
-        numbers("start", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.start.milliseconds, at: $1) }
+        list("uuids", "\"", "\"", atMost: 36) { UUIDText.write($0.uuid, at: $1) }
+        list("start", "[", "]", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.start.milliseconds, at: $1) }
         if samples.contains(where: { $0.end != $0.start }) {
-            numbers("end", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.end.milliseconds, at: $1) }
+            list("end", "[", "]", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.end.milliseconds, at: $1) }
         }
-        numbers("value", atMost: JSONWriter.maxDoubleBytes) { JSONWriter.writeDouble($0.value, at: $1) }
+        list("value", "[", "]", atMost: JSONWriter.maxDoubleBytes) { JSONWriter.writeDouble($0.value, at: $1) }
         out.append(UInt8(ascii: "}"))
     }
 
