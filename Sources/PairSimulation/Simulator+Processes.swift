@@ -9,11 +9,11 @@ extension Simulator {
     /// (frames on their way to or from it included).
     /// `midTurn`: it died in the middle of a turn that committed what it had reached.
     mutating func kill(_ node: NodeName, midTurn: Bool = false) {
-        guard !down.contains(node) else { return }
+        guard !downNodes.contains(node) else { return }
         if !midTurn { commitValues(node) }
         let storageFault = disks[node] != nil ? killDisk(node, midTurn: midTurn) : nil
         dying.remove(node)
-        down.insert(node)
+        downNodes.insert(node)
         kills[node]! += 1
         deliveries.removeAll { $0.to == node }
         var fields: JSONObject = ["kills": .int(Int64(kills[node]!))]
@@ -27,7 +27,7 @@ extension Simulator {
     /// kill -9 between a commit and a send leaves. Until then its turns commit their values as
     /// the node loop's do, so the image is exactly the loop's.
     mutating func killDuringNextTurn(_ node: NodeName) {
-        guard !down.contains(node) else { return }
+        guard !downNodes.contains(node) else { return }
         commitValues(node)
         dying.insert(node)
     }
@@ -35,19 +35,19 @@ extension Simulator {
     /// A new process on the same data: restore what was committed, start, and meet the peer as
     /// sockets do (each side's XPUB sees the other's SUB: hello and retransmit-all both ways).
     mutating func restart(_ node: NodeName) {
-        guard down.contains(node) else { return }
-        down.remove(node)
+        guard downNodes.contains(node) else { return }
+        downNodes.remove(node)
         switch node {
         case .watch: watch = WatchNode(topology: topology, boot: "sim.\(kills[node]! + 1)", exports: HealthExportReader.opener, app: watchApp)
         case .phone: phone = PhoneNode(topology: topology, boot: "sim.\(kills[node]! + 1)", app: app)
         }
         guard let state = committedState(node) else {
             // Its files could not be opened (a storage finding): it stays down.
-            down.insert(node)
+            downNodes.insert(node)
             return
         }
         guard boot(node, from: state) else { return }
-        if !down.contains(node.peer) {
+        if !downNodes.contains(node.peer) {
             perform(node == .watch ? watch.peerConnected(now: now) : phone.peerConnected(now: now), from: node)
             perform(node == .watch ? phone.peerConnected(now: now) : watch.peerConnected(now: now), from: node.peer)
         }
@@ -77,7 +77,7 @@ extension Simulator {
         perform(actions, from: node)
         // As the node loop commits after its first turn: from here `changedValues()` offers only
         // what changes, and the next kill checks that it offered every change.
-        if !down.contains(node) { commitValues(node) }
+        if !downNodes.contains(node) { commitValues(node) }
         return true
     }
 }

@@ -59,7 +59,7 @@ extension Simulator {
 
     /// What a starting node reads: its image, or the real storage's files checked against the image.
     mutating func committedState(_ node: NodeName) -> PersistedState? {
-        guard let disk = disks[node] else { return images[node]!.load() }
+        guard let disk = disks[node] else { return durable[node].load() }
         let state: PersistedState
         do {
             state = try disk.open()
@@ -67,13 +67,13 @@ extension Simulator {
             storageFindings.append("\(now) \(node) could not start from its files: \(error)")
             return nil
         }
-        var problems = state.differences(from: images[node]!.load())
+        var problems = state.differences(from: durable[node].load())
         if !problems.isEmpty, let turn = inFlight[node] {
             // The turn the process died in reached the files whole after all.
-            var with = images[node]!
+            var with = durable[node]
             with.commit(turn.operations, values: turn.values)
             if state.differences(from: with.load()).isEmpty {
-                images[node] = with
+                durable[node] = with
                 problems = []
             }
         }
@@ -138,7 +138,7 @@ extension Simulator {
     /// what is older than its interval (looked at once an emulated second at most).
     mutating func idle(until next: EmulatedInstant) {
         guard !disks.isEmpty else { return }
-        for node in [NodeName.watch, .phone] where !down.contains(node) && disks[node]!.unsettledTurns > 0 && storageRandom.chance(idleSettleChance) {
+        for node in [NodeName.watch, .phone] where !downNodes.contains(node) && disks[node]!.unsettledTurns > 0 && storageRandom.chance(idleSettleChance) {
             let disk = disks[node]!
             do {
                 _ = try disk.settle()

@@ -34,13 +34,15 @@ public struct Simulator {
     /// The timeline played: the scenario's, with the nemesis's entries merged in (marked).
     public let timeline: [(entry: TimelineEntry, byNemesis: Bool)]
     /// What each node has committed: a kill leaves exactly this (R: V1).
-    public internal(set) var images: [NodeName: DurableImage] = [.watch: DurableImage(), .phone: DurableImage()]
+    public var images: [NodeName: DurableImage] { durable.dictionary }
+    var durable = PerNode(DurableImage())
     /// Boot and turn handling shared with the node loop, per node.
-    var turns: [NodeName: NodeTurns] = [.watch: NodeTurns(), .phone: NodeTurns()]
+    var turns = PerNode(NodeTurns())
     /// Nodes whose process is killed and not yet restarted.
-    public internal(set) var down: Set<NodeName> = []
+    public var down: Set<NodeName> { downNodes.set }
+    var downNodes = NodeFlags()
     /// Nodes killed `--mid-turn` whose next turn has not come yet: they die in it.
-    var dying: Set<NodeName> = []
+    var dying = NodeFlags()
     /// Process kills so far, per node.
     public internal(set) var kills: [NodeName: Int] = [.watch: 0, .phone: 0]
     /// True when a nemesis plays along.
@@ -51,7 +53,8 @@ public struct Simulator {
     /// invariants catch it. Tests set it; nothing else does.
     var brokenStorage: Set<NodeName> = []
     /// The most messages each node's outboxes held after any turn.
-    public private(set) var maxPending: [NodeName: Int] = [.watch: 0, .phone: 0]
+    public var maxPending: [NodeName: Int] { mostPending.dictionary }
+    private var mostPending = PerNode(0)
     /// Timeline commands for a node that was down when they came due, run when it is back.
     var postponed: [NodeName: [(entry: TimelineEntry, byNemesis: Bool)]] = [.watch: [], .phone: []]
     /// Each node's real storage (journal and SQLite) on a faulty disk, when this run plays it
@@ -118,15 +121,15 @@ public struct Simulator {
     /// Runs to the end; `progress` is called now and then with the emulated time reached.
     public mutating func run(progress: ((EmulatedInstant) -> Void)? = nil) {
         for node in [NodeName.watch, .phone] {
-            if let state = committedState(node) { boot(node, from: state) } else { down.insert(node) }
+            if let state = committedState(node) { boot(node, from: state) } else { downNodes.insert(node) }
         }
         let end = EmulatedInstant.zero + duration
         var lastProgress = EmulatedInstant.zero
         var stalled = 0
         while appCrash == nil {
             drainDeliveries()
-            let timer = (down.contains(.watch) ? nil : WatchNode.nextDeadline(of: &watch))
-                .earliest(down.contains(.phone) ? nil : PhoneNode.nextDeadline(of: &phone))
+            let timer = (downNodes.contains(.watch) ? nil : WatchNode.nextDeadline(of: &watch))
+                .earliest(downNodes.contains(.phone) ? nil : PhoneNode.nextDeadline(of: &phone))
             let command = nextCommand < timeline.count ? timeline[nextCommand].entry.at : nil
             guard let next = timer.earliest(command), next <= end else { break }
             if next <= now { stalled += 1 } else { stalled = 0; idle(until: next) }
@@ -169,18 +172,18 @@ public struct Simulator {
     /// Advances each node whose own deadline has come, as the node loop advances its model only
     /// then: a node with nothing due is left alone.
     mutating func advanceDue() {
-        if !down.contains(.watch), let due = WatchNode.nextDeadline(of: &watch), due <= now {
+        if !downNodes.contains(.watch), let due = WatchNode.nextDeadline(of: &watch), due <= now {
             perform(watch.advance(to: now), from: .watch)
         }
-        if !down.contains(.phone), let due = PhoneNode.nextDeadline(of: &phone), due <= now {
+        if !downNodes.contains(.phone), let due = PhoneNode.nextDeadline(of: &phone), due <= now {
             perform(phone.advance(to: now), from: .phone)
         }
     }
 
     /// As the node loop ends: what `stop` returns is a turn of its own (committed, published, logged).
     mutating func stopBoth() {
-        if !down.contains(.watch) { perform(watch.stop(now: now), from: .watch) }
-        if !down.contains(.phone) { perform(phone.stop(now: now), from: .phone) }
+        if !downNodes.contains(.watch) { perform(watch.stop(now: now), from: .watch) }
+        if !downNodes.contains(.phone) { perform(phone.stop(now: now), from: .phone) }
     }
 
     mutating func runCommand(_ item: (entry: TimelineEntry, byNemesis: Bool)) {
@@ -197,7 +200,7 @@ public struct Simulator {
         case nil: break
         }
         // A device whose process is down takes the command when it is back.
-        if down.contains(entry.node) {
+        if downNodes.contains(entry.node) {
             postponed[entry.node]!.append(item)
             return
         }
@@ -226,14 +229,17 @@ public struct Simulator {
         let values = !disks.isEmpty ? (node == .watch ? watch.changedValues() : phone.changedValues())
             : dies ? (node == .watch ? watch.persistentValues() : phone.persistentValues()) : nil
         var dead = false
-        turns[node]!.turn(actions, values: values).carryOut(
+        // Taken out for the turn (the closures below reach into `self`), leaving the local copy unique.
+        var nodeTurns = turns[node]
+        turns[node] = NodeTurns()
+        nodeTurns.carryOut(actions, values: values,
             commit: { operations, values in
                 guard !dead else { return }
-                if disks[node] != nil, !commitToDisk(node, operations, values, dying: dies) {
+                if !disks.isEmpty, disks[node] != nil, !commitToDisk(node, operations, values, dying: dies) {
                     dead = true
                     return
                 }
-                if !brokenStorage.contains(node) { images[node]!.commit(operations, values: values) }
+                if brokenStorage.isEmpty || !brokenStorage.contains(node) { durable[node].commit(operations, values: values) }
                 dead = dies
             },
             publish: { frame in
@@ -246,10 +252,11 @@ public struct Simulator {
                 events.append(event)
                 if event.name == EventName.appCrashed.rawValue, appCrash == nil { appCrash = event }
             })
+        turns[node] = nodeTurns
         if dead {
             kill(node, midTurn: true)
         } else {
-            maxPending[node] = max(maxPending[node]!, node == .watch ? Self.pendingMessages(of: &watch) : Self.pendingMessages(of: &phone))
+            mostPending[node] = max(mostPending[node], node == .watch ? Self.pendingMessages(of: &watch) : Self.pendingMessages(of: &phone))
         }
     }
 
@@ -263,19 +270,19 @@ public struct Simulator {
     /// few tens of milliseconds (building them every turn made it 2.5× slower).
     mutating func commitValues(_ node: NodeName) {
         guard !brokenStorage.contains(node) else { return }
-        let changed = turns[node]!.changed(node == .watch ? watch.persistentValues() : phone.persistentValues())
+        let changed = turns[node].changed(node == .watch ? watch.persistentValues() : phone.persistentValues())
         // What the node loop commits is `changedValues()`: every value that changed since the last
         // commit must be among them, or a real node would lose it at a kill.
         let offered = node == .watch ? watch.changedValues() : phone.changedValues()
         let missed = changed.keys.filter { offered[$0] == nil }.map(\.name)
         precondition(missed.isEmpty, "Invalid state: \(node) changed \(missed.sorted()) without offering them in changedValues()")
-        images[node]!.commit([], values: changed)
+        durable[node].commit([], values: changed)
         if !changed.isEmpty, disks[node] != nil { _ = commitToDisk(node, [], changed, dying: false) }
     }
 
     mutating func drainDeliveries() {
         while let (to, frames) = deliveries.popFirst() {
-            guard !down.contains(to) else { continue } // nobody is listening: PUB/SUB drops it
+            guard !downNodes.contains(to) else { continue } // nobody is listening: PUB/SUB drops it
             switch to {
             case .watch: perform(watch.receive(frames: frames, now: now), from: .watch)
             case .phone: perform(phone.receive(frames: frames, now: now), from: .phone)

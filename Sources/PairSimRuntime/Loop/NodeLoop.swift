@@ -285,7 +285,7 @@ final class NodeLoop<Model: NodeModel> {
     /// publish, then emit. `worked` says the model may have changed state.
     func perform(_ actions: [NodeAction], worked: Bool) throws {
         guard worked else { return }
-        try turns.turn(actions, values: model.changedValues()).carryOut(
+        try turns.carryOut(actions, values: model.changedValues(),
             commit: { try storage.commit($0, values: $1) },
             // A full PUB queue drops silently; the outbox retransmits until acknowledged.
             publish: {

@@ -41,7 +41,7 @@ package enum TurnCost {
             let start = DispatchTime.now().uptimeNanoseconds
             var acked: UInt64 = 0
             let actions = model.receive(frames: frames, now: now)
-            try loopTurns.turn(actions, values: model.changedValues()).carryOut(
+            try loopTurns.carryOut(actions, values: model.changedValues(),
                 commit: { try storage.commit($0, values: $1) },
                 publish: { if $0.topic == "ack.hk" { acks += 1; acked = DispatchTime.now().uptimeNanoseconds } },
                 emit: { held.append($0) })
