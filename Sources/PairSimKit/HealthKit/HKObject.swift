@@ -25,8 +25,18 @@ public final class HKSource: Hashable, CustomStringConvertible, @unchecked Senda
         }
     }
 
+    /// The app's own sources, made once (immutable, so shared): every sample handed to an app
+    /// made its source and revision anew, ~1 % of a simulated week (perf, `pairsim-bench simulate`).
+    static let watchApp = HKSource(name: ObjectSource.watchApp.name)
+    static let phoneApp = HKSource(name: ObjectSource.phoneApp.name)
+
+    /// The source for a platform object's source.
+    static func of(_ source: ObjectSource) -> HKSource {
+        source == .watchApp ? watchApp : source == .phoneApp ? phoneApp : HKSource(name: source.name)
+    }
+
     /// The source for objects this app saves (`HKSource.default()`).
-    public static func `default`() -> HKSource { HKSource(name: ObjectSource.phoneApp.name) }
+    public static func `default`() -> HKSource { phoneApp }
 
     /// True for this app's own writes on the phone.
     /// PairSim's own: compare with `HKSource.default()` in Apple's way.
@@ -52,6 +62,14 @@ public final class HKSourceRevision: Hashable, @unchecked Sendable {
         version = "1.0"
         productType = source.name == ObjectSource.watchApp.name ? "Watch7,1" : source.name == ObjectSource.phoneApp.name ? "iPhone16,1" : nil
         operatingSystemVersion = OperatingSystemVersion(majorVersion: 17, minorVersion: 0, patchVersion: 0)
+    }
+
+    static let watchApp = HKSourceRevision(source: .watchApp)
+    static let phoneApp = HKSourceRevision(source: .phoneApp)
+
+    /// The revision for `source`: the app's own, shared (see `HKSource.watchApp`).
+    static func of(_ source: HKSource) -> HKSourceRevision {
+        source === HKSource.watchApp ? watchApp : source === HKSource.phoneApp ? phoneApp : HKSourceRevision(source: source)
     }
 
     public static func == (lhs: HKSourceRevision, rhs: HKSourceRevision) -> Bool { lhs.source == rhs.source && lhs.version == rhs.version }
@@ -105,7 +123,7 @@ public class HKObject: Hashable, CustomStringConvertible, @unchecked Sendable {
 
     init(uuid: UUID, source: HKSource, device: HKDevice? = nil, metadata: [String: Any]? = nil) {
         self.uuid = uuid
-        sourceRevision = HKSourceRevision(source: source)
+        sourceRevision = HKSourceRevision.of(source)
         self.device = device
         self.metadata = metadata
     }
@@ -195,7 +213,7 @@ public final class HKQuantitySample: HKSample, HKCoreSample, @unchecked Sendable
         }
         quantityType = type
         quantity = HKQuantity(unit: unit, doubleValue: percent ? core.value * 100 : core.value)
-        super.init(type: quantityType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
+        super.init(type: quantityType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: .of(core.source))
     }
 
     /// Each stored quantity type's `HKQuantityType` and unit, by `SampleType.index`, made once: a
@@ -238,7 +256,7 @@ public final class HKCategorySample: HKSample, HKCoreSample, @unchecked Sendable
         coreSample = core
         categoryType = HKCategoryType(.sleepAnalysis)
         value = Int(core.value)
-        super.init(type: categoryType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
+        super.init(type: categoryType, start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: .of(core.source))
     }
 }
 
@@ -273,7 +291,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
         workoutActivityType = HKWorkoutActivityType(coreName: core.activity)
         duration = TimeInterval(core.activeDuration.milliseconds) / 1_000
         totalEnergyBurned = core.activeEnergy.map { HKQuantity(unit: .kilocalorie(), doubleValue: $0) }
-        super.init(type: HKWorkoutType(), start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: HKSource(name: core.source.name))
+        super.init(type: HKWorkoutType(), start: Date(core.start), end: Date(core.end), uuid: core.uuid, source: .of(core.source))
     }
 
     /// The activity's name as PairSim's watch writes it, e.g. `running`.

@@ -15,23 +15,44 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
     /// Degrees Celsius and Fahrenheit: an offset, not only a factor.
     let offset: Double
 
-    /// Powers of the base kinds a unit measures.
+    /// Powers of the base kinds a unit measures, one lane per kind (`Dimension.kinds`). A vector
+    /// rather than a dictionary by kind name: a live builder's reading converts its quantity to
+    /// the app's unit, and building, combining and comparing those dictionaries was ~2 % of a
+    /// simulated week (perf, `pairsim-bench simulate`).
     struct Dimension: Hashable, Sendable {
-        var exponents: [String: Int] = [:]
+        /// The base kinds, in lane order.
+        static let kinds = ["mass", "length", "time", "energy", "pressure", "voltage", "power", "conductance", "substance",
+                            "soundLevel", "hearingLevel", "internationalUnit", "illuminance", "diopter", "angle", "effort",
+                            "temperature"]
+        var exponents = SIMD32<Int16>()
 
-        // No exponent is ever 0: a kind that cancels out is removed where it cancels. (Filtering the
-        // whole dictionary afterwards built a new one for every unit a reading's conversion made.)
+        init() {}
+
+        /// The kind named `name` to the first power.
+        init(kind name: String) {
+            guard let lane = Self.kinds.firstIndex(of: name) else { preconditionFailure("Invalid state: no base kind \(name)") }
+            exponents[lane] = 1
+        }
+
+        var isEmpty: Bool { exponents == SIMD32() }
+
         static func * (lhs: Dimension, rhs: Dimension) -> Dimension {
-            guard !lhs.exponents.isEmpty else { return rhs }
             var product = lhs
-            for (kind, power) in rhs.exponents {
-                let sum = product.exponents[kind, default: 0] + power
-                product.exponents[kind] = sum == 0 ? nil : sum
-            }
+            product.exponents &+= rhs.exponents
             return product
         }
 
-        func raised(to power: Int) -> Dimension { power == 0 ? Dimension() : Dimension(exponents: exponents.mapValues { $0 * power }) }
+        /// Each exponent times `power`; a unit whose exponent leaves Int16's range traps.
+        func raised(to power: Int) -> Dimension {
+            var raised = Dimension()
+            for lane in exponents.indices where exponents[lane] != 0 {
+                guard let value = Int16(exactly: Int(exponents[lane]) * power) else {
+                    preconditionFailure("HKUnit: \(Self.kinds[lane]) raised to the power \(Int(exponents[lane]) * power)")
+                }
+                raised.exponents[lane] = value
+            }
+            return raised
+        }
     }
 
     init(unitString: String, scale: Double, dimension: Dimension, offset: Double = 0) {
@@ -84,7 +105,7 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The unitless unit (`count` divided by itself).
-    public func isNull() -> Bool { dimension.exponents.isEmpty && scale == 1 && unitString != "count" && unitString != "%" }
+    public func isNull() -> Bool { dimension.isEmpty && scale == 1 && unitString != "count" && unitString != "%" }
 
     public static func == (lhs: HKUnit, rhs: HKUnit) -> Bool {
         lhs.dimension == rhs.dimension && abs(lhs.scale - rhs.scale) <= 1e-12 * max(abs(lhs.scale), abs(rhs.scale)) && lhs.offset == rhs.offset
@@ -265,7 +286,7 @@ struct UnitParser {
         return base
     }
 
-    static func kind(_ name: String) -> HKUnit.Dimension { HKUnit.Dimension(exponents: [name: 1]) }
+    static func kind(_ name: String) -> HKUnit.Dimension { HKUnit.Dimension(kind: name) }
 
     /// Units that take metric prefixes, and the rest, with their factor to the base kind.
     static let prefixable: [String: (Double, String)] = [
