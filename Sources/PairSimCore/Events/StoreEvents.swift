@@ -12,19 +12,27 @@ public enum StoreEvents {
                             "start": .string(workout.start.description), "end": .string(workout.end.description),
                             "activeEnergy": workout.activeEnergy.map(JSON.double) ?? .null, "source": .string(workout.source.name)])
         }
-        var counts = [Int](repeating: 0, count: SampleType.allCases.count)
-        var single = [UUID?](repeating: nil, count: SampleType.allCases.count)
-        for sample in saved.samples {
-            counts[sample.type.index] += 1
-            single[sample.type.index] = sample.uuid
-        }
-        for type in SampleType.allCases where counts[type.index] > 0 {
-            var fields: JSONObject = ["kind": "samples", "type": .string(type.rawValue), "count": .int(Int64(counts[type.index]))]
-            if counts[type.index] == 1, let uuid = single[type.index] { fields.append("uuid", .string(uuid.text)) }
+        for (type, count, last) in tally(saved.samples) {
+            var fields: JSONObject = ["kind": "samples", "type": .string(type.rawValue), "count": .int(Int64(count))]
+            if count == 1 { fields.append("uuid", .string(last.text)) }
             emit(.hkSaved, fields)
         }
         for object in deleted { emit(.hkDeleted, ["uuid": .string(object.uuid.text), "type": .string(object.type.name)]) }
         return actions
+    }
+
+    /// How many samples of each type, in `SampleType` order, with the last one's UUID.
+    static func tally(_ samples: [HealthSample]) -> [(type: SampleType, count: Int, last: UUID)] {
+        guard let first = samples.first else { return [] }
+        // Most saves hold one type (a live builder's batch, a resting sample): no tables to fill.
+        if samples.allSatisfy({ $0.type == first.type }) { return [(first.type, samples.count, samples.last!.uuid)] }
+        var counts = [Int](repeating: 0, count: SampleType.allCases.count)
+        var last = [UUID?](repeating: nil, count: SampleType.allCases.count)
+        for sample in samples {
+            counts[sample.type.index] += 1
+            last[sample.type.index] = sample.uuid
+        }
+        return SampleType.allCases.filter { counts[$0.index] > 0 }.map { ($0, counts[$0.index], last[$0.index]!) }
     }
 
     /// `record.saved` and `record.deleted`.
