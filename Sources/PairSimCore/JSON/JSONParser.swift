@@ -33,6 +33,17 @@ public struct JSONParser {
     public func parse(_ text: String) throws(JSONError) -> JSON {
         try parse(Array(text.utf8))
     }
+
+    /// The number at `index` in `bytes`, read exactly as `parse` reads it (so the same text gives
+    /// the same value), and `index` moved past it; nil where no valid number starts.
+    static func number(in bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> JSON? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "-") || (48...57).contains(bytes[index]) else { return nil }
+        var reader = Reader(bytes: bytes, maxDepth: 0, maxCount: 0)
+        reader.index = index
+        guard let value = try? reader.number() else { return nil }
+        index = reader.index
+        return value
+    }
 }
 
 private struct Reader {

@@ -10,7 +10,7 @@ extension SyncEngine {
         let frameBytes = frames.reduce(0) { $0 + $1.count }
         let envelope: Envelope
         do {
-            envelope = try WireCodec.decode(frames: frames, limits: limits)
+            envelope = try WireCodec.decode(frames: frames, limits: limits, readingObjects: true)
         } catch {
             // A topic that is not UTF-8 is shown with U+FFFD in place of the bad bytes.
             let topic = frames.first.map { String(decoding: $0, as: UTF8.self) }

@@ -17,6 +17,9 @@ public struct Envelope: Hashable, Sendable {
     public var kind: MessageKind
     /// Kind-specific content, always an object.
     public var body: JSONObject
+    /// An `objects` body already read, when `WireCodec.decode(frames:limits:readingObjects:)` read
+    /// it straight from its canonical bytes; `body` is then empty. Nil otherwise.
+    public var objects: HealthObjectsBatch?
 
     public init(from: NodeName, stream: String, seq: UInt64, sentAt: EmulatedInstant, channel: Channel?,
                 kind: MessageKind, body: JSONObject) {

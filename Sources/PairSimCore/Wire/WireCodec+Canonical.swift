@@ -9,7 +9,7 @@ extension WireCodec {
     /// ack (`perf`, single-sample probe); this is ~3 µs. A differential test holds the two paths
     /// to the same result on valid and mutated frames.
     static func decodeCanonical(_ payload: [UInt8], channel topicChannel: Channel?, kind topicKind: MessageKind,
-                                limits: WireLimits) -> Envelope? {
+                                limits: WireLimits, readingObjects: Bool = false) -> Envelope? {
         payload.withUnsafeBufferPointer { bytes -> Envelope? in
             var scanner = CanonicalScanner(bytes: bytes)
             guard scanner.take(#"{"v":"#), scanner.integer() == Envelope.version,
@@ -34,16 +34,23 @@ extension WireCodec {
             parser.maxContainerCount = limits.maxItemsPerMessage * 8
             // The envelope's own eight members must fit the same limit.
             guard parser.maxContainerCount >= 8 else { return nil }
-            guard case .object(let body)? = try? parser.parse(UnsafeBufferPointer(rebasing: bytes[scanner.index..<(bytes.count - 1)]))
-            else { return nil }
+            let bodyBytes = UnsafeBufferPointer(rebasing: bytes[scanner.index..<(bytes.count - 1)])
+            if readingObjects, topicKind == .objects, let batch = HealthObjectsBatch.readCanonical(bodyBytes, limits: limits) {
+                var envelope = Envelope(from: from, stream: stream, seq: UInt64(seq), sentAt: EmulatedInstant(milliseconds: sentAt),
+                                        channel: topicChannel, kind: topicKind, body: [:])
+                envelope.objects = batch
+                return envelope
+            }
+            guard case .object(let body)? = try? parser.parse(bodyBytes) else { return nil }
             return Envelope(from: from, stream: stream, seq: UInt64(seq), sentAt: EmulatedInstant(milliseconds: sentAt),
                             channel: topicChannel, kind: topicKind, body: body)
         }
     }
 }
 
-/// Reads the fixed text of an envelope `encode` wrote; any departure makes a read fail.
-private struct CanonicalScanner {
+/// Reads the fixed text of an envelope `encode` wrote (and of a body `HealthObjectsBatch.bodyBytes`
+/// wrote); any departure makes a read fail.
+struct CanonicalScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -78,6 +85,11 @@ private struct CanonicalScanner {
 
     /// A string of printable ASCII without escapes, quotes included.
     mutating func string() -> String? {
+        stringBytes().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes of a string of printable ASCII without escapes, read as `string()` reads it.
+    mutating func stringBytes() -> UnsafeBufferPointer<UInt8>? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         index += 1
         let start = index
@@ -85,7 +97,7 @@ private struct CanonicalScanner {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
+                return UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
             }
             guard (0x20..<0x7F).contains(byte), byte != UInt8(ascii: "\\") else { return nil }
             index += 1

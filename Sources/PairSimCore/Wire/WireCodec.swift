@@ -65,8 +65,9 @@ public enum WireCodec {
         return nil
     }
 
-    /// Decodes raw multipart frames as received from ZeroMQ.
-    public static func decode(frames: [[UInt8]], limits: WireLimits = .default) throws(WireError) -> Envelope {
+    /// Decodes raw multipart frames as received from ZeroMQ. With `readingObjects`, an `objects`
+    /// body in the form nodes write comes already read, in `objects` (the sync engine's way).
+    public static func decode(frames: [[UInt8]], limits: WireLimits = .default, readingObjects: Bool = false) throws(WireError) -> Envelope {
         guard frames.count == 2 else {
             throw WireError(.frameCount, "expected 2 frames (topic, envelope), got \(frames.count)")
         }
@@ -80,11 +81,11 @@ public enum WireCodec {
         } else {
             throw WireError(.unknownTopic, "topic frame is not UTF-8 (\(frames[0].count) bytes)")
         }
-        return try decode(WireFrame(topic: topic, payload: frames[1]), limits: limits)
+        return try decode(WireFrame(topic: topic, payload: frames[1]), limits: limits, readingObjects: readingObjects)
     }
 
-    /// Decodes a topic and envelope frame.
-    public static func decode(_ frame: WireFrame, limits: WireLimits = .default) throws(WireError) -> Envelope {
+    /// Decodes a topic and envelope frame (`readingObjects`: as `decode(frames:limits:readingObjects:)`).
+    public static func decode(_ frame: WireFrame, limits: WireLimits = .default, readingObjects: Bool = false) throws(WireError) -> Envelope {
         guard let (topicChannel, topicKind) = Topic.parse(frame.topic) else {
             let shown = frame.topic.count > 40 ? String(frame.topic.prefix(40)) + "…" : frame.topic
             throw WireError(.unknownTopic, "unknown topic \"\(shown)\" (expected one of \(Topic.all.map(\.topic).joined(separator: ", ")))")
@@ -92,7 +93,7 @@ public enum WireCodec {
         guard frame.payload.count <= limits.maxEnvelopeBytes else {
             throw WireError(.oversized, "envelope of \(frame.payload.count) bytes exceeds the limit of \(limits.maxEnvelopeBytes)")
         }
-        if let envelope = decodeCanonical(frame.payload, channel: topicChannel, kind: topicKind, limits: limits) {
+        if let envelope = decodeCanonical(frame.payload, channel: topicChannel, kind: topicKind, limits: limits, readingObjects: readingObjects) {
             return envelope
         }
         return try decodeTree(frame, channel: topicChannel, kind: topicKind, limits: limits)

@@ -20,7 +20,7 @@ extension PhonePlatform {
         switch envelope.kind {
         case .objects:
             let batch: HealthObjectsBatch
-            do { batch = try HealthObjectsBatch(body: envelope.body, limits: topology.wire) } catch {
+            do { batch = try HealthObjectsBatch(envelope: envelope, limits: topology.wire) } catch {
                 return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
             }
             return sync.accept(envelope, bytes: bytes, summary: batch.summary, now: now) + ingest(batch, now: now)

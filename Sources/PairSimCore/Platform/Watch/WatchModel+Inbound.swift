@@ -20,7 +20,7 @@ extension WatchModel {
         switch envelope.kind {
         case .objects:
             let batch: HealthObjectsBatch
-            do { batch = try HealthObjectsBatch(body: envelope.body, limits: topology.wire) } catch {
+            do { batch = try HealthObjectsBatch(envelope: envelope, limits: topology.wire) } catch {
                 return [sync.rejectBody(envelope, error, bytes: bytes, now: now)]
             }
             let (saved, saveOps) = store.save(workouts: batch.workouts, samples: batch.samples)
