@@ -22,6 +22,16 @@ struct TimeTests {
         expectEqual(EmulatedDuration.seconds(90).description, "1m30s")
         expectEqual(EmulatedDuration.zero.description, "0s")
         expectEqual(EmulatedDuration.milliseconds(1_250).description, "1s250ms")
+        expectEqual(EmulatedDuration.milliseconds(-90_061_001).description, "-1d1h1m1s1ms")
+        expectEqual(EmulatedDuration.milliseconds(Int64.min).description, "-106751991167d7h12m55s808ms")
+        expectEqual(EmulatedDuration.milliseconds(Int64.max).description, "106751991167d7h12m55s807ms")
+        // Every spelling reads back as the duration it names (the grammar reads through a Double: up to 2^50 ms).
+        var random = SplitMix64(seed: 9)
+        for _ in 0..<5_000 {
+            let duration = EmulatedDuration.milliseconds(Int64(bitPattern: random.next()) >> Int64(13 + random.next() % 51))
+            let text = duration.description
+            expectEqual(EmulatedDuration(parsingSigned: text), duration, text)
+        }
     }
 
     @Test("prints instants as clock time with a day prefix")

@@ -25,17 +25,31 @@ public struct EmulatedDuration: Hashable, Comparable, Sendable, CustomStringConv
     public static func += (lhs: inout Self, rhs: Self) { lhs.milliseconds += rhs.milliseconds }
 
     /// The shortest exact spelling in the duration grammar: `90s` → `1m30s`, `0` → `0s`.
+    /// Written into a buffer on the stack: every `sync.sent` names its latency, and building the
+    /// text from an array of units and interpolated pieces was ~0.5 % of a simulated week (perf).
     public var description: String {
         if milliseconds == 0 { return "0s" }
-        var rest = milliseconds.magnitude
-        var text = milliseconds < 0 ? "-" : ""
-        for (unit, size) in [("d", UInt64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1)] {
-            if rest >= size {
-                text += "\(rest / size)\(unit)"
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            let p = buffer.baseAddress!
+            var n = 0
+            if milliseconds < 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+            var rest = milliseconds.magnitude
+            func part(_ size: UInt64, _ unit: UInt8, _ second: UInt8? = nil) {
+                guard rest >= size else { return }
+                // Every quotient fits in Int64 (even from Int64.min: by the last part the rest is under a second).
+                n += JSONWriter.writeInt(Int64(rest / size), at: p + n)
+                p[n] = unit
+                n += 1
+                if let second { p[n] = second; n += 1 }
                 rest %= size
             }
+            part(86_400_000, UInt8(ascii: "d"))
+            part(3_600_000, UInt8(ascii: "h"))
+            part(60_000, UInt8(ascii: "m"))
+            part(1_000, UInt8(ascii: "s"))
+            part(1, UInt8(ascii: "m"), UInt8(ascii: "s"))
+            return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
         }
-        return text
     }
 
     /// The duration grammar with an optional sign: `-90s`, `+2m`, `5m`.

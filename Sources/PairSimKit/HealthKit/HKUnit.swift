@@ -34,7 +34,15 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
             exponents[lane] = 1
         }
 
-        var isEmpty: Bool { exponents == SIMD32() }
+        var isEmpty: Bool { self == Dimension() }
+
+        // As bytes: SIMD's own `==` and hashing went lane by lane (a quantity's conversion checks
+        // its dimension, 1 % of a simulated week).
+        static func == (lhs: Dimension, rhs: Dimension) -> Bool {
+            withUnsafeBytes(of: lhs.exponents) { a in withUnsafeBytes(of: rhs.exponents) { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+        }
+
+        func hash(into hasher: inout Hasher) { withUnsafeBytes(of: exponents) { hasher.combine(bytes: $0) } }
 
         static func * (lhs: Dimension, rhs: Dimension) -> Dimension {
             var product = lhs
