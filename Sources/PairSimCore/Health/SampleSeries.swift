@@ -54,19 +54,18 @@ public struct SampleSeries: Hashable, Sendable {
     /// three arrays of 10,000 JSON values per full frame, built and walked, were ~12% of the
     /// watch's time on the sync benchmark.
     public func write(into out: inout [UInt8]) {
-        // `{"type":` for the first member, `,"name":` for the others.
-        func key(_ name: String) {
-            out.append(name == "type" ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            JSONWriter.writeString(name, into: &out)
-            out.append(UInt8(ascii: ":"))
+        // `{"type":` for the first member, `,"name":` for the others: constant bytes (writing each
+        // key as an escaped string was a quarter of this on one-sample messages, perf).
+        func key(_ text: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
-        key("type")
+        key(#"{"type":"#)
         JSONWriter.writeString(type.rawValue, into: &out)
-        key("source")
+        key(#","source":"#)
         JSONWriter.writeString(source.name, into: &out)
         // Each list — the uuids, comma-joined in one string; the numbers, in an array — is written
         // in place, in room for its longest form (JSONWriter.appendInPlace).
-        func list(_ name: String, _ open: Unicode.Scalar, _ close: Unicode.Scalar, atMost each: Int,
+        func list(_ name: StaticString, _ open: Unicode.Scalar, _ close: Unicode.Scalar, atMost each: Int,
                   _ write: (HealthSample, UnsafeMutablePointer<UInt8>) -> Int) {
             key(name)
             JSONWriter.appendInPlace(to: &out, atMost: 2 + samples.count * (each + 1)) { p in
@@ -80,12 +79,12 @@ public struct SampleSeries: Hashable, Sendable {
                 return n + 1
             }
         }
-        list("uuids", "\"", "\"", atMost: 36) { UUIDText.write($0.uuid, at: $1) }
-        list("start", "[", "]", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.start.milliseconds, at: $1) }
+        list(#","uuids":"#, "\"", "\"", atMost: 36) { UUIDText.write($0.uuid, at: $1) }
+        list(#","start":"#, "[", "]", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.start.milliseconds, at: $1) }
         if samples.contains(where: { $0.end != $0.start }) {
-            list("end", "[", "]", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.end.milliseconds, at: $1) }
+            list(#","end":"#, "[", "]", atMost: JSONWriter.maxIntBytes) { JSONWriter.writeInt($0.end.milliseconds, at: $1) }
         }
-        list("value", "[", "]", atMost: JSONWriter.maxDoubleBytes) { JSONWriter.writeDouble($0.value, at: $1) }
+        list(#","value":"#, "[", "]", atMost: JSONWriter.maxDoubleBytes) { JSONWriter.writeDouble($0.value, at: $1) }
         out.append(UInt8(ascii: "}"))
     }
 
