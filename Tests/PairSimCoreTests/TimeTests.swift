@@ -30,7 +30,7 @@ struct TimeTests {
         for _ in 0..<5_000 {
             let duration = EmulatedDuration.milliseconds(Int64(bitPattern: random.next()) >> Int64(13 + random.next() % 51))
             let text = duration.description
-            expectEqual(EmulatedDuration(parsingSigned: text), duration, text)
+            expectEqual(EmulatedDuration(parsingSigned: text), duration, "\(text)")
         }
     }
 
