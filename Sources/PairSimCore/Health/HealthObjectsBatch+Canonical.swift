@@ -1,3 +1,5 @@
+import Foundation
+
 extension HealthObjectsBatch {
     /// An `objects` message's batch: as the decoder read it (`Envelope.objects`), or from its body.
     public init(envelope: Envelope, limits: WireLimits) throws(DecodeError) {
@@ -30,7 +32,7 @@ extension HealthObjectsBatch {
     private static func readSeries(_ s: inout CanonicalScanner, limit: Int, into samples: inout [HealthSample]) -> Bool {
         guard s.take(#"{"type":"#), let typeName = s.string(), let type = SampleType(rawValue: typeName),
               s.take(#","source":"#), let sourceName = s.string(), let source = ObjectSource.parse(sourceName),
-              s.take(#","uuids":"#), let uuids = s.stringBytes()
+              s.take(#","uuids":"#), let uuids = s.uuidsBytes()
         else { return false }
         let count = (uuids.count + 1) / 37
         guard count > 0, count <= limit, count * 37 - 1 == uuids.count else { return false }
@@ -72,5 +74,20 @@ extension HealthObjectsBatch {
             samples[first + index].value = number
             return true
         }) && s.take("}")
+    }
+}
+
+extension CanonicalScanner {
+    /// The bytes of the `uuids` string, up to its closing quote, unchecked: every byte of it is
+    /// then checked by reading the UUIDs and their commas, which refuse a quote, an escape or
+    /// anything else. Checking each byte here too was 9 % of the phone's time on the sync
+    /// benchmark (perf: a frame's string is 370 kB).
+    mutating func uuidsBytes() -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let base = bytes.baseAddress else { return nil }
+        let start = index + 1
+        guard let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start) else { return nil }
+        let end = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
+        index = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 }
