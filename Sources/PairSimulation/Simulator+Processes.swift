@@ -23,7 +23,7 @@ extension Simulator {
     }
 
     /// `kill-node --mid-turn`: the process dies in its next turn that commits or publishes, right
-    /// after the first of those effects in the drivers' order (`NodeTurns.Turn.carryOut`) — what a
+    /// after the first of those effects in the drivers' order (`NodeTurns.carryOut`) — what a
     /// kill -9 between a commit and a send leaves. Until then its turns commit their values as
     /// the node loop's do, so the image is exactly the loop's.
     mutating func killDuringNextTurn(_ node: NodeName) {

@@ -32,8 +32,10 @@ struct FaultyDiskTests {
             seconds += 10
             let result = watch.handle(commandText: command, now: .zero + .seconds(seconds))
             expect(result.ok, "\(result.reply)")
-            let turn = turns.turn(result.actions, values: watch.changedValues())
-            return try disk.commit(turn.operations, values: turn.values)
+            var alive = true
+            try turns.carryOut(result.actions, values: watch.changedValues(), commit: { alive = try disk.commit($0, values: $1) },
+                               publish: { _ in }, emit: { _ in })
+            return alive
         }
 
         /// The heart rates a restarted process reads back, in order.
@@ -110,8 +112,8 @@ struct FaultyDiskTests {
             _ = try turnsAfter.boot(&watch, from: state, now: .zero + .seconds(driven.seconds))
             for value in 1...3 {
                 let result = watch.handle(commandText: "write-sample hr \(100 + value)", now: .zero + .seconds(driven.seconds + Int64(value)))
-                let turn = turnsAfter.turn(result.actions, values: watch.changedValues())
-                try expect(driven.disk.commit(turn.operations, values: turn.values))
+                try turnsAfter.carryOut(result.actions, values: watch.changedValues(), commit: { try expect(driven.disk.commit($0, values: $1)) },
+                                        publish: { _ in }, emit: { _ in })
             }
             driven.disk.kill()
             expectEqual(Set(try driven.disk.open().samples.map(\.0.uuid)), Set(watch.store.samples(.heartRate).map(\.uuid)),

@@ -30,9 +30,12 @@ struct JournaledStorageTests {
             seconds += 10
             let result = watch.handle(commandText: text, now: .zero + .seconds(seconds))
             expect(result.ok, "\(text): \(result.reply)")
-            let turn = turns.turn(result.actions, values: watch.persistentValues())
-            if turn.needsCommit { try storage.commit(turn.operations, values: turn.values) }
-            return turn.needsCommit
+            var committed = false
+            try turns.carryOut(result.actions, values: watch.persistentValues(), commit: {
+                try storage.commit($0, values: $1)
+                committed = true
+            }, publish: { _ in }, emit: { _ in })
+            return committed
         }
 
         /// A watch restored from what is durable now, as a restarted node would be.

@@ -8,29 +8,6 @@ public struct NodeTurns: Sendable {
 
     public init() {}
 
-    /// One turn's actions, split in the order they must be carried out.
-    public struct Turn: Sendable {
-        /// Made durable first, in one commit (nothing of the turn leaves before it is durable).
-        public var operations: [PersistOp] = []
-        public var values = NodeValues()
-        /// Then sent, in order.
-        public var frames: [WireFrame] = []
-        /// Then logged, in order.
-        public var events: [Event] = []
-
-        public var needsCommit: Bool { !operations.isEmpty || !values.isEmpty }
-
-        /// Carries the turn out in the one order every driver keeps — persist (one commit), then
-        /// publish each frame, then emit each event — so nothing of a turn leaves before it is
-        /// durable, and a kill in the middle of a turn loses only what was not yet sent.
-        public func carryOut(commit: ([PersistOp], NodeValues) throws -> Void, publish: (WireFrame) throws -> Void,
-                             emit: (Event) -> Void) rethrows {
-            if needsCommit { try commit(operations, values) }
-            for frame in frames { try publish(frame) }
-            for event in events { emit(event) }
-        }
-    }
-
     /// Restores `model` from what was committed and starts it: a first start and a restart after a
     /// kill run this same code. Returns the start's actions.
     public mutating func boot<Model: NodeModel>(_ model: inout Model, from state: PersistedState,
@@ -40,24 +17,13 @@ public struct NodeTurns: Sendable {
         return model.start(now: now)
     }
 
-    /// Splits `actions`; `values` are the model's small values after the turn (nil: commit none
-    /// now — the simulator takes them when a node is killed, see `Simulator.commitValues`).
-    public mutating func turn(_ actions: [NodeAction], values: NodeValues?) -> Turn {
-        var turn = Turn()
-        for action in actions {
-            switch action {
-            case .persist(let op): turn.operations.append(op)
-            case .publish(let frame): turn.frames.append(frame)
-            case .emit(let event): turn.events.append(event)
-            }
-        }
-        if let values { turn.values = changed(values) }
-        return turn
-    }
-
-    /// Carries out `actions` as `turn(_:values:)` and `Turn.carryOut` would, in the same order,
-    /// without copying the frames and events into arrays of their own first: the drivers' way.
-    /// Splitting every turn into a `Turn` was ~2 % of a simulated week (perf, `pairsim-bench simulate`).
+    /// Carries one turn's actions out in the one order every driver keeps — persist (one commit
+    /// of the operations and the changed small values), then publish each frame, then emit each
+    /// event — so nothing of a turn leaves before it is durable, and a kill in the middle of a turn
+    /// loses only what was not yet sent. `values` are the model's small values after the turn (nil:
+    /// commit none now — the simulator takes them when a node is killed, see
+    /// `Simulator.commitValues`). The actions are read in place, three times: splitting them into
+    /// arrays of their own first was ~2 % of a simulated week (perf, `pairsim-bench simulate`).
     public mutating func carryOut(_ actions: [NodeAction], values: NodeValues?,
                                   commit: ([PersistOp], NodeValues) throws -> Void, publish: (WireFrame) throws -> Void,
                                   emit: (Event) -> Void) rethrows {
