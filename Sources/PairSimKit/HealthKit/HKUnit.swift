@@ -44,13 +44,19 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
 
         func hash(into hasher: inout Hasher) { withUnsafeBytes(of: exponents) { hasher.combine(bytes: $0) } }
 
+        /// A unit whose exponent leaves Int16's range traps (here and in `raised(to:)`).
         static func * (lhs: Dimension, rhs: Dimension) -> Dimension {
-            var product = lhs
-            product.exponents &+= rhs.exponents
+            let sum = lhs.exponents &+ rhs.exponents
+            // Overflow: both addends of one sign, the sum of the other.
+            if any((~(lhs.exponents ^ rhs.exponents) & (lhs.exponents ^ sum)) .< 0) {
+                preconditionFailure("HKUnit: an exponent beyond \(Int16.max) in a product of units")
+            }
+            var product = Dimension()
+            product.exponents = sum
             return product
         }
 
-        /// Each exponent times `power`; a unit whose exponent leaves Int16's range traps.
+        /// Each exponent times `power`.
         func raised(to power: Int) -> Dimension {
             var raised = Dimension()
             for lane in exponents.indices where exponents[lane] != 0 {
