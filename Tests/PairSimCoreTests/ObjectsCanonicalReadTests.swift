@@ -54,15 +54,7 @@ struct ObjectsCanonicalReadTests {
         var taken = 0, accepted = 0
         for _ in 0..<20_000 {
             var body = HealthObjectsBatch(samples: Self.randomSamples(&random, uuids: &uuids)).bodyBytes
-            for _ in 0..<(1 + Int(random.next() % 2)) {
-                let at = Int(random.next() % UInt64(body.count))
-                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                switch random.next() % 3 {
-                case 0: body[at] = byte
-                case 1: body.insert(byte, at: at)
-                default: body.remove(at: at)
-                }
-            }
+            WireCanonicalDecodeTests.mutate(&body, &random, alphabet: alphabet)
             let tree = Self.tree(body, limits: .default)
             if let read = Self.canonical(body, limits: .default) {
                 expectEqual(read, tree, "\(String(decoding: body, as: UTF8.self))")

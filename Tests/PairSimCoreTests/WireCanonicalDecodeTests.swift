@@ -49,6 +49,19 @@ struct WireCanonicalDecodeTests {
         return (true, tree)
     }
 
+    /// One or two bytes changed, inserted or removed, from `alphabet`.
+    static func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix64, alphabet: [UInt8]) {
+        for _ in 0..<(1 + Int(random.next() % 2)) {
+            let at = Int(random.next() % UInt64(bytes.count))
+            let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+            switch random.next() % 3 {
+            case 0: bytes[at] = byte
+            case 1: bytes.insert(byte, at: at)
+            default: bytes.remove(at: at)
+            }
+        }
+    }
+
     @Test("what encode writes takes the canonical path, with the tree's result")  // R: S1, S7
     func encodedFrames() {
         var random = SplitMix64(seed: 41)
@@ -80,15 +93,7 @@ struct WireCanonicalDecodeTests {
         for _ in 0..<20_000 {
             let envelope = Self.randomEnvelope(&random)
             var payload = WireCodec.encode(envelope).payload
-            for _ in 0..<(1 + Int(random.next() % 2)) {
-                let at = Int(random.next() % UInt64(payload.count))
-                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                switch random.next() % 3 {
-                case 0: payload[at] = byte
-                case 1: payload.insert(byte, at: at)
-                default: payload.remove(at: at)
-                }
-            }
+            Self.mutate(&payload, &random, alphabet: alphabet)
             taken += Self.compare(WireFrame(topic: envelope.topic, payload: payload)).canonical ? 1 : 0
         }
         expect(taken > 300, "the canonical path took \(taken) mutated frames")

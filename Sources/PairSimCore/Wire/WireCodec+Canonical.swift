@@ -7,7 +7,8 @@ extension WireCodec {
     /// Only the body is parsed into a tree here. Parsing the whole envelope and reading its seven
     /// members through `FieldReader` was ~8 µs of the phone's one-sample turn, on the way to its
     /// ack (`perf`, single-sample probe); this is ~3 µs. A differential test holds the two paths
-    /// to the same result on valid and mutated frames.
+    /// to the same result on valid and mutated frames. With `readingObjects`, an `objects` body is
+    /// read without a tree too, when it is in the form nodes write (`HealthObjectsBatch.readCanonical`).
     static func decodeCanonical(_ payload: [UInt8], channel topicChannel: Channel?, kind topicKind: MessageKind,
                                 limits: WireLimits, readingObjects: Bool = false) -> Envelope? {
         payload.withUnsafeBufferPointer { bytes -> Envelope? in
