@@ -96,7 +96,7 @@ swift test --skip-build "${swift_flags[@]}"
 # The simulator with a nemesis over many seeds (docs/SCENARIOS.md#the-nemesis-and-the-invariants):
 # kills, restarts and partitions drawn from each seed, invariants checked against the fault-free run.
 # Sized for the debug build CI has, PairSimCore optimized (Package.swift: what that costs and
-# saves): 20-25 s on 2 cores when quiet. Longer swarms run on a release build, in shards if need be
+# saves): 17-25 s on 2 cores when quiet. Longer swarms run on a release build, in shards if need be
 # (docs/SWARM.md). Optimizing PairSimKit, the apps and PairSimulation too cost 76 s more build
 # for about the same savings; PairSimulation alone, 10 s more build for what the simulator's
 # reads through `inout` now save without it. Running this beside `swift test` saved nothing
