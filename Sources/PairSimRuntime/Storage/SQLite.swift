@@ -52,6 +52,7 @@ final class Statement {
     }
 
     fileprivate func bind(_ arguments: StatementArguments) throws {
+        columns = nil
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         let count = Int(sqlite3_bind_parameter_count(handle))
@@ -93,15 +94,16 @@ final class Statement {
             throw database.error(code, sql: sql)
         }
         let count = sqlite3_column_count(handle)
-        var columns: [String] = [], values: [DatabaseValue] = []
-        columns.reserveCapacity(Int(count))
+        if columns == nil { columns = (0..<count).map { String(cString: sqlite3_column_name(handle, $0)) } }
+        var values: [DatabaseValue] = []
         values.reserveCapacity(Int(count))
-        for index in 0..<count {
-            columns.append(String(cString: sqlite3_column_name(handle, index)))
-            values.append(column(index))
-        }
-        return Row(columns: columns, values: values)
+        for index in 0..<count { values.append(column(index)) }
+        return Row(columns: columns!, values: values)
     }
+
+    /// The result's column names, read at its first row and shared by every row of the run
+    /// (a table's rows are read by the thousand when a node starts).
+    private var columns: [String]?
 
     private func column(_ index: Int32) -> DatabaseValue {
         switch sqlite3_column_type(handle, index) {
@@ -120,6 +122,13 @@ final class Statement {
     }
 }
 
+/// What a statement is kept under when its text is made (`Database.cachedStatement(_:sql:)`):
+/// a type, and which of that type's statements.
+struct StatementKey: Hashable {
+    var type: ObjectIdentifier
+    var variant: Int
+}
+
 /// Rows read one at a time (a big table is never held whole).
 final class RowCursor {
     private let statement: Statement
@@ -133,6 +142,7 @@ final class RowCursor {
 final class Database {
     fileprivate let handle: OpaquePointer
     private var cached: [String: Statement] = [:]
+    private var cachedByKey: [StatementKey: Statement] = [:]
 
     fileprivate init(path: String) throws {
         var handle: OpaquePointer?
@@ -148,6 +158,7 @@ final class Database {
 
     fileprivate func close() {
         cached.removeAll()
+        cachedByKey.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -190,6 +201,15 @@ final class Database {
         if let statement = cached[sql] { return statement }
         let statement = try Statement(self, sql: sql)
         cached[sql] = statement
+        return statement
+    }
+
+    /// The statement kept under `key`, prepared from `sql()` the first time: a statement whose text
+    /// is made from parts (a record type's insert) is looked up without making the text again.
+    func cachedStatement(_ key: StatementKey, sql: () -> String) throws -> Statement {
+        if let statement = cachedByKey[key] { return statement }
+        let statement = try Statement(self, sql: sql())
+        cachedByKey[key] = statement
         return statement
     }
 

@@ -16,15 +16,19 @@ protocol TableRecord {
 }
 
 /// What an insert does with a row whose key is taken: fail, or replace it.
-enum ConflictResolution { case abort, replace }
+enum ConflictResolution: Int { case abort, replace }
 
 extension TableRecord {
+    /// Inserts the row with a statement kept per type: the outbox inserts one per message sent,
+    /// so its text is made once, not for every insert.
     func insert(_ db: Database, onConflict: ConflictResolution = .abort) throws {
-        let placeholders = Array(repeating: "?", count: Self.databaseColumns.count).joined(separator: ", ")
-        try db.cachedStatement(sql: """
-            INSERT\(onConflict == .replace ? " OR REPLACE" : "") INTO \(Self.databaseTableName) (\(Self.databaseColumns.joined(separator: ", "))) \
-            VALUES (\(placeholders))
-            """).execute(arguments: StatementArguments(databaseValues.map { $0?.databaseValue ?? .null }))
+        try db.cachedStatement(StatementKey(type: ObjectIdentifier(Self.self), variant: onConflict.rawValue)) {
+            let placeholders = Array(repeating: "?", count: Self.databaseColumns.count).joined(separator: ", ")
+            return """
+                INSERT\(onConflict == .replace ? " OR REPLACE" : "") INTO \(Self.databaseTableName) (\(Self.databaseColumns.joined(separator: ", "))) \
+                VALUES (\(placeholders))
+                """
+        }.execute(arguments: StatementArguments(databaseValues.map { $0?.databaseValue ?? .null }))
     }
 
     /// The rows `sql` selects (all of this table's columns).
