@@ -8,12 +8,7 @@ struct PerNode<Value> {
     var watch: Value
     var phone: Value
 
-    init(watch: Value, phone: Value) {
-        self.watch = watch
-        self.phone = phone
-    }
-
-    init(_ both: Value) { self.init(watch: both, phone: both) }
+    init(_ both: Value) { (watch, phone) = (both, both) }
 
     subscript(node: NodeName) -> Value {
         get { node == .watch ? watch : phone }
