@@ -44,28 +44,39 @@ public struct HKUnit: Hashable, Sendable, CustomStringConvertible {
 
         func hash(into hasher: inout Hasher) { withUnsafeBytes(of: exponents) { hasher.combine(bytes: $0) } }
 
+        /// Each lane of `lhs` and `rhs` through `combine`, written into a new dimension. Over the
+        /// lanes' memory: SIMD32's own operators and subscript went through generic code here, a
+        /// product took ~1.6 µs (4 % of a simulated week, perf) against ~20 ns this way.
+        static func lanes(_ lhs: Dimension, _ rhs: Dimension, _ combine: (Int16, Int16) -> Int16) -> Dimension {
+            var result = Dimension()
+            withUnsafeBytes(of: lhs.exponents) { a in
+                withUnsafeBytes(of: rhs.exponents) { b in
+                    withUnsafeMutableBytes(of: &result.exponents) { r in
+                        let x = a.bindMemory(to: Int16.self), y = b.bindMemory(to: Int16.self), z = r.bindMemory(to: Int16.self)
+                        for lane in 0..<kinds.count { z[lane] = combine(x[lane], y[lane]) }
+                    }
+                }
+            }
+            return result
+        }
+
         /// A unit whose exponent leaves Int16's range traps (here and in `raised(to:)`).
         static func * (lhs: Dimension, rhs: Dimension) -> Dimension {
-            let sum = lhs.exponents &+ rhs.exponents
-            // Overflow: both addends of one sign, the sum of the other.
-            if any((~(lhs.exponents ^ rhs.exponents) & (lhs.exponents ^ sum)) .< 0) {
-                preconditionFailure("HKUnit: an exponent beyond \(Int16.max) in a product of units")
+            lanes(lhs, rhs) { a, b in
+                let (sum, overflow) = a.addingReportingOverflow(b)
+                if overflow { preconditionFailure("HKUnit: an exponent beyond \(Int16.max) in a product of units") }
+                return sum
             }
-            var product = Dimension()
-            product.exponents = sum
-            return product
         }
 
         /// Each exponent times `power`.
         func raised(to power: Int) -> Dimension {
-            var raised = Dimension()
-            for lane in exponents.indices where exponents[lane] != 0 {
-                guard let value = Int16(exactly: Int(exponents[lane]) * power) else {
-                    preconditionFailure("HKUnit: \(Self.kinds[lane]) raised to the power \(Int(exponents[lane]) * power)")
+            Self.lanes(self, self) { exponent, _ in
+                guard let value = Int16(exactly: Int(exponent) * power) else {
+                    preconditionFailure("HKUnit: an exponent of \(exponent) raised to the power \(power)")
                 }
-                raised.exponents[lane] = value
+                return value
             }
-            return raised
         }
     }
 
