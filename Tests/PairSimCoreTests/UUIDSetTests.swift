@@ -55,6 +55,24 @@ struct UUIDSetTests {
         expect(a == b && a.count == 100)
     }
 
+    @Test("tables of 2 MiB and more (mapped on their own) grow, copy, remove and free like small ones")  // R: S6
+    func largeTables() {
+        // 200,000 UUIDs need 2^18 slots (4 MiB): the set crosses into mapped tables at 2^17.
+        var random = SplitMix64(seed: 30)
+        let keys = (0..<200_000).map { _ in UUIDKey(high: random.next() | 1, low: random.next()) }
+        var set = UUIDSet()
+        let flags = set.insertMany(Array(keys[..<150_000])) + set.insertMany(Array(keys[100_000...]))
+        expectEqual(flags.filter { $0 }.count, 200_000, "the 50,000 sent twice are new once")
+        expectEqual(set.count, 200_000)
+        var copy = set
+        for key in keys[..<1_000] { copy.remove(key) }
+        copy.insert(UUIDKey(high: 0, low: 0))
+        expect(set.count == 200_000 && copy.count == 199_001, "the copy changed alone")
+        expect(keys.allSatisfy { set.contains($0) }, "the original holds every UUID")
+        expect(keys[1_000...].allSatisfy { copy.contains($0) } && !keys[..<1_000].contains { copy.contains($0) })
+        expectEqual(Set(copy).count, 199_001, "iteration yields each member once")
+    }
+
     @Test("a store saves a UUID once, whether repeated within a batch or sent again")  // R: S6
     func storeDeduplicates() {
         var store = HealthStore()
