@@ -236,7 +236,9 @@ public enum Invariants {
             for type in SampleType.allCases {
                 let samples = store.samples(type)
                 for sample in samples where store.isDeleted(sample.uuid) { resurrected.append("\(node): \(type.rawValue) \(sample.uuid.text)") }
-                if Set(samples.map(\.uuid)).count != samples.count { resurrected.append("\(node): a \(type.rawValue) sample stored twice") }
+                // The stores' own UUID set: Swift's Set of UUIDs here was 1.5 % of a nemesis swarm (perf).
+                var seen = UUIDSet()
+                if seen.insertMany(samples.map { UUIDKey($0.uuid) }).contains(false) { resurrected.append("\(node): a \(type.rawValue) sample stored twice") }
             }
         }
         resurrected += resurrections(in: run.events)
