@@ -114,6 +114,15 @@ public enum WatchPartition: String, CaseIterable, Sendable {
 // MARK: The journal's spelling
 
 extension NodeValue {
+    /// Appends `JSONWriter.write(json)`'s bytes; the sync value without building its tree.
+    public func writeJSON(into out: inout [UInt8]) {
+        switch self {
+        case .sync(let snapshot): snapshot.writeJSON(into: &out)
+        case .storeAnchor(let anchor): JSONWriter.writeInt(anchor, into: &out)
+        default: JSONWriter.write(json, into: &out)
+        }
+    }
+
     /// The value as the turn journal writes it (and as every value was kept before schema v5).
     public var json: JSON {
         func optional(_ instant: EmulatedInstant?) -> JSON { instant.map { .int($0.milliseconds) } ?? .null }

@@ -56,6 +56,38 @@ extension SyncEngine.Snapshot {
         return .object(object)
     }
 
+    /// Appends exactly `JSONWriter.write(json)`'s bytes without building the tree: the sync value
+    /// changes with every frame a node takes, and its tree (a dozen objects, arrays and strings)
+    /// was the larger part of encoding a one-sample turn's journal entry (perf, `pairsim-bench
+    /// turn`). `SyncSnapshotJSONTests` holds the two spellings equal.
+    public func writeJSON(into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for (index, state) in channels.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.writeString(state.channel.rawValue, into: &out)
+            out.append(contentsOf: #":{"stream":"#.utf8)
+            JSONWriter.writeString(state.stream, into: &out)
+            out.append(contentsOf: #","nextSeq":"#.utf8)
+            JSONWriter.writeInt(Int64(state.nextSeq), into: &out)
+            out.append(contentsOf: #","inbound":["#.utf8)
+            for (position, window) in state.inbound.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: #"{"stream":"#.utf8)
+                JSONWriter.writeString(window.stream, into: &out)
+                out.append(contentsOf: #","cumulative":"#.utf8)
+                JSONWriter.writeInt(Int64(window.cumulative), into: &out)
+                out.append(contentsOf: #","above":["#.utf8)
+                for (order, seq) in window.above.sorted().enumerated() {
+                    if order > 0 { out.append(UInt8(ascii: ",")) }
+                    JSONWriter.writeInt(Int64(seq), into: &out)
+                }
+                out.append(contentsOf: "]}".utf8)
+            }
+            out.append(contentsOf: "]}".utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
     public init(json: JSON) throws(DecodeError) {
         guard let object = json.objectValue else { throw DecodeError(path: "sync", reason: "expected an object") }
         var channels: [ChannelState] = []

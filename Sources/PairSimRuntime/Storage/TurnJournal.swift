@@ -224,7 +224,7 @@ final class TurnJournal {
             put(UInt32(values.count), &out)
             for value in values {
                 put(bytes: Array(value.key.name.utf8), &out)
-                put(json: value.json, &out)
+                put(value, &out)
             }
             let length = out.count - TurnJournal.headerBytes
             guard length <= TurnJournal.maxEntryBytes else { return nil }
@@ -299,9 +299,19 @@ final class TurnJournal {
 
         /// Written in place after its length (filled in after), not into an array of its own first.
         static func put(json: JSON, _ out: inout [UInt8]) {
+            putLength(of: &out) { JSONWriter.write(json, into: &$0) }
+        }
+
+        /// A value's JSON (`NodeValue.writeJSON`), in place after its length.
+        static func put(_ value: NodeValue, _ out: inout [UInt8]) {
+            putLength(of: &out) { value.writeJSON(into: &$0) }
+        }
+
+        /// What `write` appends, after its length.
+        static func putLength(of out: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
             let mark = out.count
             put(UInt32(0), &out)
-            JSONWriter.write(json, into: &out)
+            write(&out)
             let length = UInt32(out.count - mark - 4).littleEndian
             out.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: mark, as: UInt32.self) }
         }
