@@ -18,8 +18,8 @@ public enum JSONWriter {
     public static func write(_ value: JSON, into out: inout [UInt8]) {
         switch value {
         // As static strings' bytes: `Array("true".utf8)` allocated an array for every bool written.
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .null: writeRaw("null", into: &out)
+        case .bool(let b): if b { writeRaw("true", into: &out) } else { writeRaw("false", into: &out) }
         case .int(let i): writeInt(i, into: &out)
         case .double(let d): writeDouble(d, into: &out)
         case .string(let s): writeString(s, into: &out)
@@ -40,6 +40,13 @@ public enum JSONWriter {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Appends `text`'s bytes as they are (no quotes, no escaping): for the fixed parts of a
+    /// spelling written directly. A static string's bytes are copied whole, where appending a
+    /// `String`'s UTF-8 view went character by character.
+    public static func writeRaw(_ text: StaticString, into out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends a decimal integer.

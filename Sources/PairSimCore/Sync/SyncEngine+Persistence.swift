@@ -65,25 +65,25 @@ extension SyncEngine.Snapshot {
         for (index, state) in channels.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             JSONWriter.writeString(state.channel.rawValue, into: &out)
-            out.append(contentsOf: #":{"stream":"#.utf8)
+            JSONWriter.writeRaw(#":{"stream":"#, into: &out)
             JSONWriter.writeString(state.stream, into: &out)
-            out.append(contentsOf: #","nextSeq":"#.utf8)
+            JSONWriter.writeRaw(#","nextSeq":"#, into: &out)
             JSONWriter.writeInt(Int64(state.nextSeq), into: &out)
-            out.append(contentsOf: #","inbound":["#.utf8)
+            JSONWriter.writeRaw(#","inbound":["#, into: &out)
             for (position, window) in state.inbound.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: #"{"stream":"#.utf8)
+                JSONWriter.writeRaw(#"{"stream":"#, into: &out)
                 JSONWriter.writeString(window.stream, into: &out)
-                out.append(contentsOf: #","cumulative":"#.utf8)
+                JSONWriter.writeRaw(#","cumulative":"#, into: &out)
                 JSONWriter.writeInt(Int64(window.cumulative), into: &out)
-                out.append(contentsOf: #","above":["#.utf8)
+                JSONWriter.writeRaw(#","above":["#, into: &out)
                 for (order, seq) in window.above.sorted().enumerated() {
                     if order > 0 { out.append(UInt8(ascii: ",")) }
                     JSONWriter.writeInt(Int64(seq), into: &out)
                 }
-                out.append(contentsOf: "]}".utf8)
+                JSONWriter.writeRaw("]}", into: &out)
             }
-            out.append(contentsOf: "]}".utf8)
+            JSONWriter.writeRaw("]}", into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
