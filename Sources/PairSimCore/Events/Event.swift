@@ -104,18 +104,18 @@ extension Event {
     /// written straight into the log. (Building that object and a line of its own for every
     /// event was ~3 % of `pairsim-bench simulate`, which writes each simulated week's log; perf.)
     public func writeJSONLine(into out: inout [UInt8]) {
-        out.append(contentsOf: #"{"t":"#.utf8)
+        JSONWriter.writeRaw(#"{"t":"#, into: &out)
         JSONWriter.writeInt(at.milliseconds, into: &out)
-        out.append(contentsOf: #","time":""#.utf8)
+        JSONWriter.writeRaw(#","time":""#, into: &out)
         at.writeDescription(into: &out) // digits, ':', '.', 'd', ' ' and '-': nothing to escape
         out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: #","node":"#.utf8)
+        JSONWriter.writeRaw(#","node":"#, into: &out)
         JSONWriter.writeString(node.rawValue, into: &out)
-        out.append(contentsOf: #","event":"#.utf8)
+        JSONWriter.writeRaw(#","event":"#, into: &out)
         JSONWriter.writeString(name, into: &out)
-        if byApp { out.append(contentsOf: #","by":"app""#.utf8) }
+        if byApp { JSONWriter.writeRaw(#","by":"app""#, into: &out) }
         if level != .info {
-            out.append(contentsOf: #","level":"#.utf8)
+            JSONWriter.writeRaw(#","level":"#, into: &out)
             JSONWriter.writeString(level.rawValue, into: &out)
         }
         for member in fields.members {

@@ -173,14 +173,14 @@ extension SyncEngine {
     static func ackBody(_ window: InboundWindow) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(32)
-        body.append(contentsOf: #"{"upTo":"#.utf8)
+        JSONWriter.writeRaw(#"{"upTo":"#, into: &body)
         JSONWriter.writeInt(Int64(window.cumulative), into: &body)
-        body.append(contentsOf: #","selective":["#.utf8)
+        JSONWriter.writeRaw(#","selective":["#, into: &body)
         for (index, seq) in window.above.sorted().prefix(Self.maxSelective).enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             JSONWriter.writeInt(Int64(seq), into: &body)
         }
-        body.append(contentsOf: "]}".utf8)
+        JSONWriter.writeRaw("]}", into: &body)
         return body
     }
 

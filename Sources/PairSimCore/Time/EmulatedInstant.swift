@@ -40,7 +40,7 @@ public struct EmulatedInstant: Hashable, Comparable, Sendable, CustomStringConve
         let d = rest / 24
         if d > 0 {
             JSONWriter.writeInt(Int64(d), into: &out)
-            out.append(contentsOf: "d ".utf8)
+            JSONWriter.writeRaw("d ", into: &out)
         }
         func digits(_ value: UInt64, _ count: Int) {
             var divisor: UInt64 = count == 3 ? 100 : 10

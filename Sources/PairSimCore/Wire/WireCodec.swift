@@ -25,23 +25,23 @@ public enum WireCodec {
     /// and including `"body":`. Written directly rather than through a tree: the tree was ~2 µs
     /// of the phone's one-sample turn, on the way to its ack.
     static func writeHead(_ envelope: Envelope, into out: inout [UInt8]) {
-        out.append(contentsOf: #"{"v":"#.utf8)
+        JSONWriter.writeRaw(#"{"v":"#, into: &out)
         JSONWriter.writeInt(Envelope.version, into: &out)
-        out.append(contentsOf: #","from":"#.utf8)
+        JSONWriter.writeRaw(#","from":"#, into: &out)
         JSONWriter.writeString(envelope.from.rawValue, into: &out)
-        out.append(contentsOf: #","stream":"#.utf8)
+        JSONWriter.writeRaw(#","stream":"#, into: &out)
         JSONWriter.writeString(envelope.stream, into: &out)
-        out.append(contentsOf: #","seq":"#.utf8)
+        JSONWriter.writeRaw(#","seq":"#, into: &out)
         JSONWriter.writeInt(Int64(envelope.seq), into: &out)
-        out.append(contentsOf: #","sentAt":"#.utf8)
+        JSONWriter.writeRaw(#","sentAt":"#, into: &out)
         JSONWriter.writeInt(envelope.sentAt.milliseconds, into: &out)
         if let channel = envelope.channel {
-            out.append(contentsOf: #","channel":"#.utf8)
+            JSONWriter.writeRaw(#","channel":"#, into: &out)
             JSONWriter.writeString(channel.rawValue, into: &out)
         }
-        out.append(contentsOf: #","kind":"#.utf8)
+        JSONWriter.writeRaw(#","kind":"#, into: &out)
         JSONWriter.writeString(envelope.kind.rawValue, into: &out)
-        out.append(contentsOf: #","body":"#.utf8)
+        JSONWriter.writeRaw(#","body":"#, into: &out)
     }
 
     /// An envelope's bytes from its head (up to and including `"body":`) and its body's bytes.
