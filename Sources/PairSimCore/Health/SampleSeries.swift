@@ -56,18 +56,15 @@ public struct SampleSeries: Hashable, Sendable {
     public func write(into out: inout [UInt8]) {
         // `{"type":` for the first member, `,"name":` for the others: constant bytes (writing each
         // key as an escaped string was a quarter of this on one-sample messages, perf).
-        func key(_ text: StaticString) {
-            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-        }
-        key(#"{"type":"#)
+        JSONWriter.writeRaw(#"{"type":"#, into: &out)
         JSONWriter.writeString(type.rawValue, into: &out)
-        key(#","source":"#)
+        JSONWriter.writeRaw(#","source":"#, into: &out)
         JSONWriter.writeString(source.name, into: &out)
         // Each list — the uuids, comma-joined in one string; the numbers, in an array — is written
         // in place, in room for its longest form (JSONWriter.appendInPlace).
         func list(_ name: StaticString, _ open: Unicode.Scalar, _ close: Unicode.Scalar, atMost each: Int,
                   _ write: (HealthSample, UnsafeMutablePointer<UInt8>) -> Int) {
-            key(name)
+            JSONWriter.writeRaw(name, into: &out)
             JSONWriter.appendInPlace(to: &out, atMost: 2 + samples.count * (each + 1)) { p in
                 p[0] = UInt8(ascii: open)
                 var n = 1
