@@ -3,8 +3,9 @@ import Foundation
 
 // SQLite through its C API (Debian's libsqlite3, which the faulty disk already links), with the
 // names of the part of GRDB's API the node database used: `DatabaseQueue`, `Database`, `Row`,
-// `DatabaseValue`, `StatementArguments`, `DatabaseMigrator`. Files written by GRDB open as before:
-// the migrations are recorded in GRDB's own table, `grdb_migrations`, the way GRDB records them.
+// `DatabaseValue`, `StatementArguments`, `DatabaseMigrator` (SQLite+Migrator.swift). Files
+// written by GRDB open as before: the migrations are recorded in GRDB's own table,
+// `grdb_migrations`, the way GRDB records them.
 //
 // Why not GRDB any more (measured on 2 cores, a fresh clone's CI build, stop 48): compiling GRDB
 // took 43 s of the build's 372 s of compiler CPU, more than any module but PairSimCore, for the
@@ -230,7 +231,8 @@ final class Database {
     }
 
     /// Runs `body` in a transaction begun with `begin`: committed when it returns, rolled back when it throws.
-    fileprivate func inTransaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {
+    /// (The queue's transactions, and each migration's, SQLite+Migrator.swift.)
+    func inTransaction<T>(_ begin: String, _ body: (Database) throws -> T) throws -> T {
         try execute(sql: begin)
         do {
             let result = try body(self)
@@ -318,43 +320,5 @@ final class DatabaseQueue: @unchecked Sendable {
     /// `body` with the connection as it is: each statement commits alone unless `body` begins a transaction.
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try lock.withLock { try body(database) }
-    }
-}
-
-/// The schema's migrations, each run once, in order, in its own transaction, and recorded in
-/// `grdb_migrations` as GRDB's `DatabaseMigrator` records them (databases it migrated open as before).
-struct DatabaseMigrator {
-    private var registered: [(identifier: String, migrate: (Database) throws -> Void)] = []
-
-    mutating func registerMigration(_ identifier: String, migrate: @escaping (Database) throws -> Void) {
-        precondition(!migrations.contains(identifier), "migration \(identifier) registered twice")
-        registered.append((identifier, migrate))
-    }
-
-    /// The identifiers, in order.
-    var migrations: [String] { registered.map(\.identifier) }
-
-    /// Every migration recorded as applied, known to this build or not.
-    func appliedIdentifiers(_ db: Database) throws -> Set<String> {
-        guard try db.tableExists("grdb_migrations") else { return [] }
-        return try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations")
-    }
-
-    /// Runs the migrations not applied yet, up to `target` (included; nil: all).
-    func migrate(_ queue: DatabaseQueue, upTo target: String? = nil) throws {
-        let last = target.map { target in
-            guard let index = migrations.firstIndex(of: target) else { preconditionFailure("no migration \(target)") }
-            return index
-        } ?? registered.count - 1
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
-            let applied = try appliedIdentifiers(db)
-            for migration in registered.prefix(last + 1) where !applied.contains(migration.identifier) {
-                try db.inTransaction("BEGIN IMMEDIATE") { db in
-                    try migration.migrate(db)
-                    try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
-                }
-            }
-        }
     }
 }
