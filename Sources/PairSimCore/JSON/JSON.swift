@@ -54,6 +54,9 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Makes room for `count` members in all.
+    public mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
+
     /// Appends without looking for an existing key (the parser and hot paths use this).
     public mutating func append(_ key: String, _ value: JSON) {
         members.append((key, value))

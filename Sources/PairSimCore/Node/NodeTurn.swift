@@ -28,6 +28,8 @@ public struct NodeTurns: Sendable {
                                   commit: ([PersistOp], NodeValues) throws -> Void, publish: (WireFrame) throws -> Void,
                                   emit: (Event) -> Void) rethrows {
         var operations: [PersistOp] = []
+        // Sized once (grown op by op, a turn with two reallocated).
+        operations.reserveCapacity(actions.count { if case .persist = $0 { true } else { false } })
         for action in actions { if case .persist(let op) = action { operations.append(op) } }
         let changed = values.map { self.changed($0) } ?? NodeValues()
         if !operations.isEmpty || !changed.isEmpty { try commit(operations, changed) }

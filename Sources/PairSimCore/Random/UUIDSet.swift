@@ -57,14 +57,17 @@ public struct UUIDSet: Hashable, Sendable, Sequence {
     public mutating func insertMany(_ keys: [UUIDKey]) -> [Bool] {
         guard !keys.isEmpty else { return [] }
         let set = unique()
-        var flags = [UInt8](repeating: 0, count: keys.count)
+        // The C side writes 0 or 1 per key: a Bool's own bytes, so no second array to convert into.
+        var flags = [Bool](repeating: false, count: keys.count)
         let added = keys.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UInt64.self) { words in
-                flags.withUnsafeMutableBufferPointer { pus_insert_many(set, words.baseAddress, keys.count, $0.baseAddress) }
+                flags.withUnsafeMutableBufferPointer { bools in
+                    bools.withMemoryRebound(to: UInt8.self) { pus_insert_many(set, words.baseAddress, keys.count, $0.baseAddress) }
+                }
             }
         }
         guard added >= 0 else { fatalError("UUIDSet: out of memory growing past \(count) UUIDs") }
-        return flags.map { $0 != 0 }
+        return flags
     }
 
     /// True when `key` was here.

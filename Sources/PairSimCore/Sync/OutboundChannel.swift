@@ -88,7 +88,11 @@ struct OutboundChannel: Sendable {
         let frame = bodyBytes.map { WireCodec.encode(envelope, body: $0) } ?? WireCodec.encode(envelope)
         let record = OutboxRecord(seq: seq, kind: kind, frame: frame, createdAt: now, summary: summary, samplesAnchor: samplesAnchor)
         var latency = config.latency.draw(using: &random) + config.extraLatency(at: now) + extraLatency
-        var fields: JSONObject = ["seq": .int(Int64(seq)), "kind": .string(kind.rawValue)]
+        // Sized once for what follows: grown member by member it was reallocated twice a message.
+        var fields = JSONObject()
+        fields.reserveCapacity(4 + summary.count)
+        fields.append("seq", .int(Int64(seq)))
+        fields.append("kind", .string(kind.rawValue))
         if random.chance(config.reorder(at: now)) {
             let extra = EmulatedDuration.milliseconds(Int64(random.uniform(0, Double(config.reorderWindow.milliseconds))))
             latency += extra

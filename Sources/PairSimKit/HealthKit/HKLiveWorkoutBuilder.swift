@@ -233,8 +233,10 @@ public final class HKLiveWorkoutBuilder: @unchecked Sendable {
     }
 
     func collect(_ samples: [HealthSample]) {
-        var types = Set<HKSampleType>()
+        // Each sized once: grown from empty, the set and the list took four allocations a reading.
+        var types = Set<HKSampleType>(minimumCapacity: samples.count)
         var kept: [HKQuantitySample] = []
+        kept.reserveCapacity(samples.count)
         for core in samples {
             let sample = HKQuantitySample(core: core)
             guard dataSource?.typesToCollect.contains(sample.quantityType) ?? false else { continue }

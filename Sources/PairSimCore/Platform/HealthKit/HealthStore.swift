@@ -35,11 +35,14 @@ public struct HealthStore: Hashable, Sendable {
         public var ignored = 0
         /// The types that gained objects, in a fixed order.
         public var changedTypes: [ObjectType] {
-            // Flags by type index rather than a Set of every sample's type (a hash per sample);
+            // A bit by type index rather than a Set of every sample's type (a hash per sample), and
+            // one array sized once (flags, filter and map were three allocations a save);
             // sample types in `allCases` order, then workouts, is `ObjectType`'s order.
-            var seen = [Bool](repeating: false, count: SampleType.allCases.count)
-            for sample in samples { seen[sample.type.index] = true }
-            var types = SampleType.allCases.filter { seen[$0.index] }.map(ObjectType.sample)
+            var seen: UInt64 = 0 // room for 64 sample types (there are 9)
+            for sample in samples { seen |= 1 << UInt64(sample.type.index) }
+            var types: [ObjectType] = []
+            types.reserveCapacity(seen.nonzeroBitCount + (workouts.isEmpty ? 0 : 1))
+            for type in SampleType.allCases where seen & (1 << UInt64(type.index)) != 0 { types.append(.sample(type)) }
             if !workouts.isEmpty { types.append(.workout) }
             return types
         }
@@ -87,13 +90,19 @@ public struct HealthStore: Hashable, Sendable {
         }
         result.samples.reserveCapacity(samples.count)
         // A deleted UUID is never saved again; the others go into the id set in one batch.
-        var candidates = Array(samples.indices)
-        if !deletedIDs.isEmpty { candidates.removeAll { deletedIDs.contains(UUIDKey(samples[$0].uuid)) } }
-        result.ignored += samples.count - candidates.count
-        let fresh = sampleIDs.insertMany(candidates.map { UUIDKey(samples[$0].uuid) })
-        for (index, isNew) in zip(candidates, fresh) {
-            guard isNew else { result.ignored += 1; continue }
-            let sample = samples[index]
+        if deletedIDs.isEmpty {
+            // Nothing was ever deleted (nearly always): no list of candidates to build.
+            let fresh = sampleIDs.insertMany(samples.map { UUIDKey($0.uuid) })
+            for (sample, isNew) in zip(samples, fresh) { keep(sample, isNew: isNew) }
+        } else {
+            var candidates = Array(samples.indices)
+            candidates.removeAll { deletedIDs.contains(UUIDKey(samples[$0].uuid)) }
+            result.ignored += samples.count - candidates.count
+            let fresh = sampleIDs.insertMany(candidates.map { UUIDKey(samples[$0].uuid) })
+            for (index, isNew) in zip(candidates, fresh) { keep(samples[index], isNew: isNew) }
+        }
+        func keep(_ sample: HealthSample, isNew: Bool) {
+            guard isNew else { result.ignored += 1; return }
             samplesByType.lists[sample.type.index].append(Stored(object: sample, anchor: newAnchor))
             result.samples.append(sample)
         }
