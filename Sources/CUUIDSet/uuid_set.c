@@ -2,7 +2,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /// Slots are (high, low) pairs; (0, 0) marks an empty slot, so the nil UUID is kept in a flag.
 struct pus_set {
@@ -12,39 +11,18 @@ struct pus_set {
     int has_nil;
 };
 
-/// Tables of 2 MiB and more are mapped on their own, 2 MiB-aligned and marked for transparent huge
-/// pages: a phone taking a million samples probes a table far larger than the caches at random,
-/// and with 4 KiB pages nearly every probe also missed the TLB and every fresh page faulted.
-/// On `pairsim-bench sync` the phone spent 24 % of its time in this set, 11 % of it in page
-/// faults of the tables (perf; the figures after this change are in issue 30's closing note).
-/// Smaller tables come from malloc.
-enum { HUGE_PAGE = 2 << 20 };
-
+/// Tables come from calloc, at every size. Mapping the big ones for transparent huge pages (stop 50)
+/// halved the TLB misses of a microbenchmark that reused warm memory, but on this project's VM a
+/// fresh huge page is slow to touch the first time (64 MiB: 270 ms against 25 ms for 4 KiB pages,
+/// in a fresh process), and a phone taking a million samples in `pairsim-bench sync` spent a third
+/// of its time zeroing them (perf). Back on calloc, the phone's CPU for that million fell from 505
+/// to 414 ms, and for 3 million from 1,411 to 1,190 ms (task-clock, medians of 5 and 3 alternating runs).
 static size_t table_bytes(size_t slots) { return slots * 2 * sizeof(uint64_t); }
 
 /// A zeroed table of `slots` slots, or NULL.
-static uint64_t *table_alloc(size_t slots) {
-    size_t bytes = table_bytes(slots);
-    if (bytes < HUGE_PAGE) return calloc(slots * 2, sizeof(uint64_t));
-    // Mapped with a huge page's slack, then trimmed to an aligned range (anonymous memory is zeroed).
-    if (bytes > SIZE_MAX - HUGE_PAGE) return NULL;
-    char *raw = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return NULL;
-    char *aligned = (char *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    if (aligned > raw) munmap(raw, (size_t)(aligned - raw));
-    size_t tail = (size_t)(raw + bytes + HUGE_PAGE - (aligned + bytes));
-    if (tail > 0) munmap(aligned + bytes, tail);
-#ifdef MADV_HUGEPAGE
-    madvise(aligned, bytes, MADV_HUGEPAGE); // advice only: without huge pages the table still works
-#endif
-    return (uint64_t *)aligned;
-}
+static uint64_t *table_alloc(size_t slots) { return calloc(slots * 2, sizeof(uint64_t)); }
 
-static void table_free(uint64_t *table, size_t slots) {
-    if (!table) return;
-    size_t bytes = table_bytes(slots);
-    if (bytes < HUGE_PAGE) free(table); else munmap(table, bytes);
-}
+static void table_free(uint64_t *table) { free(table); }
 
 static inline uint64_t mix(uint64_t x) {
     x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ULL;
@@ -87,7 +65,7 @@ pus_set *pus_copy(const pus_set *set) {
 
 void pus_free(pus_set *set) {
     if (!set) return;
-    table_free(set->slots, set->mask + 1);
+    table_free(set->slots);
     free(set);
 }
 
@@ -128,7 +106,7 @@ static int grow(pus_set *set, size_t slots) {
         uint64_t high = old[2 * i], low = old[2 * i + 1];
         if (high != 0 || low != 0) place(set, home(set, high, low), high, low);
     }
-    table_free(old, old_slots);
+    table_free(old);
     return 0;
 }
 

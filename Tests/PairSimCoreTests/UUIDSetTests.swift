@@ -55,9 +55,9 @@ struct UUIDSetTests {
         expect(a == b && a.count == 100)
     }
 
-    @Test("tables of 2 MiB and more (mapped on their own) grow, copy, remove and free like small ones")  // R: S6
+    @Test("a large table (4 MiB, many doublings on) grows, copies, removes and frees like a small one")  // R: S6
     func largeTables() {
-        // 200,000 UUIDs need 2^18 slots (4 MiB): the set crosses into mapped tables at 2^17.
+        // 200,000 UUIDs need 2^18 slots (4 MiB).
         var random = SplitMix64(seed: 30)
         let keys = (0..<200_000).map { _ in UUIDKey(high: random.next() | 1, low: random.next()) }
         var set = UUIDSet()
