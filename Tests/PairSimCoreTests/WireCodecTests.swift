@@ -235,6 +235,7 @@ struct DirectBodyTests {
             let envelope = Envelope(from: .watch, stream: "s-\(round)", seq: UInt64(round), sentAt: .zero + .seconds(Int64(round)),
                                     channel: .healthkit, kind: .objects, body: batch.body)
             expectEqual(WireCodec.encode(envelope, body: batch.bodyBytes), WireCodec.encode(envelope), "round \(round)")
+            expectEqual(WireCodec.encode(envelope, objects: batch), WireCodec.encode(envelope), "round \(round): the body written in place")
         }
     }
 }

@@ -148,10 +148,19 @@ public struct HealthObjectsBatch: Hashable, Sendable {
     /// Exactly `JSONWriter.bytes(.object(body))`, with the series written directly (see
     /// `SampleSeries.write(into:)`).
     public var bodyBytes: [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        // A sample takes ~56 bytes; the series' lists are written in room for their longest
-        // forms (SampleSeries.write), ~100 bytes a sample at the most.
-        out.reserveCapacity(64 + samples.count * 100)
+        var out: [UInt8] = []
+        out.reserveCapacity(bodyCapacity)
+        writeBody(into: &out)
+        return out
+    }
+
+    /// Room for the body's bytes: a sample takes ~56 bytes; the series' lists are written in room
+    /// for their longest forms (SampleSeries.write), ~100 bytes a sample at the most.
+    var bodyCapacity: Int { 64 + samples.count * 100 }
+
+    /// Appends `bodyBytes`.
+    func writeBody(into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
         var first = true
         func key(_ name: String) {
             if !first { out.append(UInt8(ascii: ",")) }
@@ -171,7 +180,6 @@ public struct HealthObjectsBatch: Hashable, Sendable {
         }
         if !deleted.isEmpty { key("deleted"); JSONWriter.write(.array(deleted.map(\.json)), into: &out) }
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// Reads a body; samples may come as `series` (what nodes send) or as `samples` objects.

@@ -81,11 +81,11 @@ struct OutboundChannel: Sendable {
     /// Takes a new message into the outbox and starts its journey through the channel model.
     mutating func enqueue(kind: MessageKind, body: JSONObject, summary: JSONObject, now: EmulatedInstant,
                           extraLatency: EmulatedDuration = .zero, samplesAnchor: Int64? = nil,
-                          bodyBytes: [UInt8]? = nil) -> [NodeAction] {
+                          objects: HealthObjectsBatch? = nil) -> [NodeAction] {
         let seq = nextSeq
         nextSeq += 1
         let envelope = Envelope(from: node, stream: stream, seq: seq, sentAt: now, channel: channel, kind: kind, body: body)
-        let frame = bodyBytes.map { WireCodec.encode(envelope, body: $0) } ?? WireCodec.encode(envelope)
+        let frame = objects.map { WireCodec.encode(envelope, objects: $0) } ?? WireCodec.encode(envelope)
         let record = OutboxRecord(seq: seq, kind: kind, frame: frame, createdAt: now, summary: summary, samplesAnchor: samplesAnchor)
         var latency = config.latency.draw(using: &random) + config.extraLatency(at: now) + extraLatency
         // Sized once for what follows: grown member by member it was reallocated twice a message.

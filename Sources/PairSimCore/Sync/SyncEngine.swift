@@ -94,13 +94,13 @@ public struct SyncEngine: Sendable {
     /// when the outbox is full (see `outboxFullEvent`); a write that started completes, so the
     /// outbox may pass its limit by that write's few messages. Nothing is ever dropped here.
     /// `extraLatency` adds to the channel's own draw (a file's transfer time).
-    /// `samplesAnchor`: see `OutboxRecord.samplesAnchor`. `bodyBytes`: the body already written
-    /// (exactly as `JSONWriter` writes `body`, which is then not read).
+    /// `samplesAnchor`: see `OutboxRecord.samplesAnchor`. `objects`: the body is these objects,
+    /// written straight into the frame (`body` is then not read).
     public mutating func send(_ channel: Channel, kind: MessageKind, body: JSONObject, summary: JSONObject,
                               now: EmulatedInstant, extraLatency: EmulatedDuration = .zero, samplesAnchor: Int64? = nil,
-                              bodyBytes: [UInt8]? = nil) -> [NodeAction] {
+                              objects: HealthObjectsBatch? = nil) -> [NodeAction] {
         outbound[channel].enqueue(kind: kind, body: body, summary: summary, now: now, extraLatency: extraLatency,
-                                   samplesAnchor: samplesAnchor, bodyBytes: bodyBytes)
+                                   samplesAnchor: samplesAnchor, objects: objects)
     }
 
     /// Sends a message that is part of a write already done (a deletion, another app's write):

@@ -180,7 +180,7 @@ public struct WatchModel: NodeModel {
             first = false
             if part.isEmpty { break }
             actions += sync.send(.healthkit, kind: .objects, body: [:], summary: part.summary, now: now,
-                                 samplesAnchor: oneStoredBatch ? savedAt : nil, bodyBytes: part.bodyBytes)
+                                 samplesAnchor: oneStoredBatch ? savedAt : nil, objects: part)
         }
         return actions
     }
