@@ -94,19 +94,46 @@ static inline int place(pus_set *set, size_t i, uint64_t high, uint64_t low) {
     }
 }
 
+/// Grows the table in place: realloc keeps the old slots as the table's start (glibc moves a large
+/// table's pages with mremap rather than copying them), so only the added part is fresh memory.
+/// Growing into a fresh table instead zeroed twice the memory over all the doublings, and the
+/// zeroing was most of a phone's time in this set when it took a million samples (perf). A C
+/// microbenchmark, 1 M random UUIDs in batches of 10,000 into a new set in a fresh process: 71–75
+/// against 106–115 ns an insert (four alternating runs).
+///
+/// Every entry then moves to where the larger table wants it. The run of entries at the table's
+/// start (up to its first empty slot) is set aside first; the others are taken out and placed again
+/// in position order. An entry's new probe then only passes slots that are done: in the old part it
+/// stops at or before its own old slot (its run started after the first empty one), and past the
+/// end it wraps into the cleared start. So no slot it passed is emptied afterwards, and every probe
+/// still ends at the first empty slot after its home.
 static int grow(pus_set *set, size_t slots) {
-    uint64_t *fresh = table_alloc(slots);
-    if (!fresh) return -1;
-    uint64_t *old = set->slots;
     size_t old_slots = set->mask + 1;
-    set->slots = fresh;
-    set->mask = slots - 1;
-    set->count = set->has_nil;
-    for (size_t i = 0; i < old_slots; i++) {
-        uint64_t high = old[2 * i], low = old[2 * i + 1];
-        if (high != 0 || low != 0) place(set, home(set, high, low), high, low);
+    size_t start_run = 0;
+    while (set->slots[2 * start_run] != 0 || set->slots[2 * start_run + 1] != 0) start_run++;
+    uint64_t *aside = NULL;
+    if (start_run > 0) {
+        aside = malloc(start_run * 2 * sizeof(uint64_t));
+        if (!aside) return -1;
+        memcpy(aside, set->slots, start_run * 2 * sizeof(uint64_t));
     }
-    table_free(old);
+    uint64_t *table = realloc(set->slots, table_bytes(slots));
+    if (!table) { free(aside); return -1; }
+    memset(table + 2 * old_slots, 0, table_bytes(slots) - table_bytes(old_slots));
+    memset(table, 0, start_run * 2 * sizeof(uint64_t));
+    set->slots = table;
+    set->mask = slots - 1;
+    set->count -= start_run;
+    for (size_t i = start_run + 1; i < old_slots; i++) {
+        uint64_t high = table[2 * i], low = table[2 * i + 1];
+        if (high == 0 && low == 0) continue;
+        table[2 * i] = 0;
+        table[2 * i + 1] = 0;
+        set->count--;
+        place(set, home(set, high, low), high, low);
+    }
+    for (size_t k = 0; k < start_run; k++) place(set, home(set, aside[2 * k], aside[2 * k + 1]), aside[2 * k], aside[2 * k + 1]);
+    free(aside);
     return 0;
 }
 
