@@ -26,7 +26,7 @@ package final class AppRuntime: @unchecked Sendable {
     let lock = NSLock()
     var outbox: [AppRequest] = []
     /// The call `deliver` is handing the app, until `guarded` takes it.
-    private var delivering: AppCall?
+    var delivering: AppCall?
     var nextID = 0
     var random: SplitMix64
 
@@ -273,30 +273,6 @@ package final class AppRuntime: @unchecked Sendable {
         }
     }
 
-    /// Runs the app's code for the call `deliver` hands it (`handling`), or else drains the app's
-    /// executor; a trap in it returns the signal instead of ending the process (see CAppGuard).
-    /// The C callbacks capture nothing and find this runtime through their context: escaping
-    /// closures needed two closure contexts and two boxes per delivery, 4 of a simulated week's
-    /// ~190,000 allocations a delivery (a malloc uprobe over `pairsim-bench simulate`).
-    func guarded(handling: Bool) -> Int32 {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        return withExtendedLifetime(self) {
-            handling ? pairsim_run_guarded({ AppRuntime.from($0).handleDelivering() }, context)
-                     : pairsim_run_guarded({ AppRuntime.from($0).executor.drain() }, context)
-        }
-    }
-
-    private static func from(_ context: UnsafeMutableRawPointer?) -> AppRuntime {
-        Unmanaged<AppRuntime>.fromOpaque(context!).takeUnretainedValue()
-    }
-
-    /// Takes the call `deliver` set out (a delivery the app's code makes within it sets its own).
-    private func handleDelivering() {
-        guard let call = delivering else { return }
-        delivering = nil
-        handle(call)
-    }
-
     /// The app trapped: its instance and everything it registered go to the graveyard (their
     /// frames were abandoned, so nothing of theirs is released), and the platform hears of it.
     func crashed(signal: Int32, during: String) {
@@ -388,7 +364,6 @@ package final class AppRuntime: @unchecked Sendable {
     }
 }
 
-/// A closure handed through C.
 extension AppCall {
     /// What the app was doing, for `app.crashed`.
     var kind: String {
