@@ -214,33 +214,4 @@ struct SQLiteStorageTests {
         try expectEqual(SampleCodec.unpack(SampleCodec.pack(samples)), samples)
         #expect(throws: DecodeError.self) { try SampleCodec.unpack(Array(SampleCodec.pack(samples).dropLast(3))) }
     }
-
-    @Test("a new database has 16 KiB pages, one made with 4 KiB pages keeps them and its data, and both checkpoint each 4 MiB")  // R: S5
-    func pageSizes() throws {
-        func pragmas(_ storage: SQLiteStorage) throws -> (page: Int64?, checkpoint: Int64?) {
-            try storage.queue.read { db in
-                (try Int64.fetchOne(db, sql: "PRAGMA page_size"), try Int64.fetchOne(db, sql: "PRAGMA wal_autocheckpoint"))
-            }
-        }
-        let fresh = Self.temporaryPath(), earlier = Self.temporaryPath()
-        defer { Self.removeDatabase(fresh); Self.removeDatabase(earlier) }
-        let made = try pragmas(try SQLiteStorage(path: fresh))
-        expectEqual(made.page, 16_384)
-        expectEqual(made.checkpoint, 256)
-        // A database as PairSim made it before: SQLite's 4 KiB pages, with a watch's state in it.
-        let app = try AppCatalog.watchApp(for: Self.topology)
-        var watch = WatchNode(topology: Self.topology, boot: "b1", app: app)
-        _ = watch.start(now: .zero)
-        try Self.drive(&watch, try SQLiteStorage(path: earlier, pageSize: 4_096), [(0, "write-samples hr 3000"), (10, "write-sample hrv 51")])
-        expect(watch.store.sampleCount > 1, "the earlier database holds samples")
-        let reopened = try SQLiteStorage(path: earlier)
-        let kept = try pragmas(reopened)
-        expectEqual(kept.page, 4_096)
-        expectEqual(kept.checkpoint, 1_024)
-        var restored = WatchNode(topology: Self.topology, boot: "b2", app: app)
-        try restored.restore(try reopened.load(), now: .zero + .seconds(20))
-        expectEqual(restored.store.sampleCount, watch.store.sampleCount)
-        expectEqual(restored.store.samples(.heartRate), watch.store.samples(.heartRate))
-        expectEqual(restored.sync.pending(.healthkit), watch.sync.pending(.healthkit))
-    }
 }

@@ -355,8 +355,6 @@ struct SchemaTests {
         defer { [oneStep, migrated].forEach(SQLiteStorageTests.removeDatabase) }
         // The step itself, on a new file: it runs once, and not on a database with anything in it.
         let queue = try DatabaseQueue(path: oneStep)
-        // At a node's page size, as a node makes it: where the step puts each object depends on it.
-        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA page_size = \(SQLiteStorage.pageSize)") }
         expect(try SQLiteStorage.createInOneStep(queue), "a new file is made in one step")
         expect(!(try SQLiteStorage.createInOneStep(queue)), "a database with tables is left alone")
         try queue.close()

@@ -19,32 +19,15 @@ final class SQLiteStorage: NodeStorage {
     /// the baseline `pairsim-bench rows` measures against. Never set in a node.
     nonisolated(unsafe) static var rewritesValuesWhole = false
 
-    /// A new database's page size. With SQLite's 4 KiB, a bulk write (the watch's samples and the
-    /// outbox's frames, the phone's samples) wrote its transactions a page per `pwrite`: ~32,000
-    /// calls each side for a million samples (strace). At 16 KiB both nodes together used less CPU
-    /// for them (`pairsim-bench sync`, one round, the nodes' task-clock, medians of alternating
-    /// runs: 919 against 1,188 ms over four, 32 KiB 1,002 ms; an hour later 1,126 against 1,223 ms
-    /// over five), with the WAL still checkpointed each 4 MiB.
-    static let pageSize = 16_384
-    static let checkpointBytes: Int64 = 4 << 20
-
     /// `inOneStep`: a new database is made at schema v12 at once (`createInOneStep`); false (tests
-    /// only) runs every migration, as a database older than v12 does. `pageSize`: a new database's
-    /// (tests make one as an earlier PairSim did).
-    init(path: String, inOneStep: Bool = true, pageSize: Int = SQLiteStorage.pageSize) throws {
+    /// only) runs every migration, as a database older than v12 does.
+    init(path: String, inOneStep: Bool = true) throws {
         self.path = path
         do {
             queue = try DatabaseQueue(path: path)
             try queue.writeWithoutTransaction { db in
-                // Before WAL mode: a page size takes only while the database is still empty, so one
-                // made by an earlier PairSim keeps its 4 KiB pages (and is read the same way).
-                try db.execute(sql: "PRAGMA page_size = \(pageSize)")
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                // SQLite checkpoints every 1,000 pages by default: 4 MiB of WAL at 4 KiB pages. The
-                // same 4 MiB whatever the database's pages, so only the page size changed.
-                let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointBytes / max(size, 512))")
             }
             try queue.read { db in try Self.checkVersion(db, path: path) }
             if inOneStep { _ = try Self.createInOneStep(queue) }
