@@ -13,12 +13,7 @@ public enum WireCodec {
     /// The same frame as `encode(_:)` for an envelope whose body `JSONWriter` writes as `body`
     /// (the envelope's own `body` is ignored): the body's bytes made without a JSON tree.
     public static func encode(_ envelope: Envelope, body: [UInt8]) -> WireFrame {
-        var payload: [UInt8] = []
-        payload.reserveCapacity(body.count + 160)
-        writeHead(envelope, into: &payload)
-        payload.append(contentsOf: body)
-        payload.append(UInt8(ascii: "}"))
-        return WireFrame(topic: envelope.topic, payload: payload)
+        frame(envelope, bodyCapacity: body.count) { $0.append(contentsOf: body) }
     }
 
     /// The frame of `envelope` with `objects` for its body (`HealthObjectsBatch.bodyBytes`), written
@@ -26,10 +21,15 @@ public enum WireCodec {
     /// time on a bulk write (perf, `pairsim-bench sync`: the copy, and the page faults of a second
     /// buffer of a few hundred KB a message).
     public static func encode(_ envelope: Envelope, objects: HealthObjectsBatch) -> WireFrame {
+        frame(envelope, bodyCapacity: objects.bodyCapacity) { objects.writeBody(into: &$0) }
+    }
+
+    /// The head, the body `writeBody` appends, and the envelope's closing brace, in one buffer.
+    private static func frame(_ envelope: Envelope, bodyCapacity: Int, writeBody: (inout [UInt8]) -> Void) -> WireFrame {
         var payload: [UInt8] = []
-        payload.reserveCapacity(objects.bodyCapacity + 160)
+        payload.reserveCapacity(bodyCapacity + 160)
         writeHead(envelope, into: &payload)
-        objects.writeBody(into: &payload)
+        writeBody(&payload)
         payload.append(UInt8(ascii: "}"))
         return WireFrame(topic: envelope.topic, payload: payload)
     }

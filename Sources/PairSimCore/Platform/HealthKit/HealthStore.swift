@@ -90,19 +90,12 @@ public struct HealthStore: Hashable, Sendable {
         }
         result.samples.reserveCapacity(samples.count)
         // A deleted UUID is never saved again; the others go into the id set in one batch.
-        if deletedIDs.isEmpty {
-            // Nothing was ever deleted (nearly always): no list of candidates to build.
-            let fresh = sampleIDs.insertMany(samples.map { UUIDKey($0.uuid) })
-            for (sample, isNew) in zip(samples, fresh) { keep(sample, isNew: isNew) }
-        } else {
-            var candidates = Array(samples.indices)
-            candidates.removeAll { deletedIDs.contains(UUIDKey(samples[$0].uuid)) }
-            result.ignored += samples.count - candidates.count
-            let fresh = sampleIDs.insertMany(candidates.map { UUIDKey(samples[$0].uuid) })
-            for (index, isNew) in zip(candidates, fresh) { keep(samples[index], isNew: isNew) }
-        }
-        func keep(_ sample: HealthSample, isNew: Bool) {
-            guard isNew else { result.ignored += 1; return }
+        // With nothing ever deleted (nearly always) the candidates are `samples` itself, not a copy.
+        let candidates = deletedIDs.isEmpty ? samples : samples.filter { !deletedIDs.contains(UUIDKey($0.uuid)) }
+        result.ignored += samples.count - candidates.count
+        let fresh = sampleIDs.insertMany(candidates.map { UUIDKey($0.uuid) })
+        for (sample, isNew) in zip(candidates, fresh) {
+            guard isNew else { result.ignored += 1; continue }
             samplesByType.lists[sample.type.index].append(Stored(object: sample, anchor: newAnchor))
             result.samples.append(sample)
         }

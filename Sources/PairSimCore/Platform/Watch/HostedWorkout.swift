@@ -285,8 +285,7 @@ extension WatchModel {
         if let types = w.collecting, var due = w.nextSampleAt, due <= now {
             let interval = topology.watch.heartRateInterval
             var made: [HealthSample] = []
-            // Room for the readings due (each a heart rate and an energy sample) at once.
-            made.reserveCapacity(2 * Int(min(1 + (now - due).milliseconds / max(interval.milliseconds, 1), 1_024)))
+            made.reserveCapacity(2) // one reading's heart rate and energy: most turns take one reading
             while due <= now {
                 let t = (w.active + (due - (w.activeSince ?? due))).seconds
                 let rate = heartRate.liveValue(activity: w.activity, steady: w.steady, t: t, noise: &w.noise, random: &w.random)
