@@ -11,18 +11,14 @@ struct pus_set {
     int has_nil;
 };
 
-/// Tables come from calloc, at every size. Mapping the big ones for transparent huge pages (stop 50)
-/// halved the TLB misses of a microbenchmark that reused warm memory, but on this project's VM a
-/// fresh huge page is slow to touch the first time (64 MiB: 270 ms against 25 ms for 4 KiB pages,
-/// in a fresh process), and a phone taking a million samples in `pairsim-bench sync` spent a third
-/// of its time zeroing them (perf). Back on calloc, the phone's CPU for that million fell from 505
-/// to 414 ms, and for 3 million from 1,411 to 1,190 ms (task-clock, medians of 5 and 3 alternating runs).
+/// Tables come from the C heap at every size. Mapping the big ones for transparent huge pages
+/// (stop 50) halved the TLB misses of a microbenchmark that reused warm memory, but on this
+/// project's VM a fresh huge page is slow to touch the first time (64 MiB: 270 ms against 25 ms for
+/// 4 KiB pages, in a fresh process), and a phone taking a million samples in `pairsim-bench sync`
+/// spent a third of its time zeroing them (perf). Back on calloc, the phone's CPU for that million
+/// fell from 505 to 414 ms, and for 3 million from 1,411 to 1,190 ms (task-clock, medians of 5 and
+/// 3 alternating runs).
 static size_t table_bytes(size_t slots) { return slots * 2 * sizeof(uint64_t); }
-
-/// A zeroed table of `slots` slots, or NULL.
-static uint64_t *table_alloc(size_t slots) { return calloc(slots * 2, sizeof(uint64_t)); }
-
-static void table_free(uint64_t *table) { free(table); }
 
 static inline uint64_t mix(uint64_t x) {
     x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ULL;
@@ -47,7 +43,7 @@ pus_set *pus_create(size_t capacity) {
     if (!slots) return NULL;
     pus_set *set = calloc(1, sizeof *set);
     if (!set) return NULL;
-    set->slots = table_alloc(slots);
+    set->slots = calloc(slots * 2, sizeof(uint64_t));
     if (!set->slots) { free(set); return NULL; }
     set->mask = slots - 1;
     return set;
@@ -57,7 +53,7 @@ pus_set *pus_copy(const pus_set *set) {
     pus_set *copy = malloc(sizeof *copy);
     if (!copy) return NULL;
     *copy = *set;
-    copy->slots = table_alloc(set->mask + 1);
+    copy->slots = malloc(table_bytes(set->mask + 1));
     if (!copy->slots) { free(copy); return NULL; }
     memcpy(copy->slots, set->slots, table_bytes(set->mask + 1));
     return copy;
@@ -65,7 +61,7 @@ pus_set *pus_copy(const pus_set *set) {
 
 void pus_free(pus_set *set) {
     if (!set) return;
-    table_free(set->slots);
+    free(set->slots);
     free(set);
 }
 
@@ -113,14 +109,14 @@ static int grow(pus_set *set, size_t slots) {
     while (set->slots[2 * start_run] != 0 || set->slots[2 * start_run + 1] != 0) start_run++;
     uint64_t *aside = NULL;
     if (start_run > 0) {
-        aside = malloc(start_run * 2 * sizeof(uint64_t));
+        aside = malloc(table_bytes(start_run));
         if (!aside) return -1;
-        memcpy(aside, set->slots, start_run * 2 * sizeof(uint64_t));
+        memcpy(aside, set->slots, table_bytes(start_run));
     }
     uint64_t *table = realloc(set->slots, table_bytes(slots));
     if (!table) { free(aside); return -1; }
     memset(table + 2 * old_slots, 0, table_bytes(slots) - table_bytes(old_slots));
-    memset(table, 0, start_run * 2 * sizeof(uint64_t));
+    memset(table, 0, table_bytes(start_run));
     set->slots = table;
     set->mask = slots - 1;
     set->count -= start_run;
