@@ -60,6 +60,25 @@ struct SyncEngineTests {
         expectEqual(pair.watch.pending(.healthkit), 0)
     }
 
+    @Test("an acknowledged message leaves no deadline behind: the sender does not wake for its old retry timer, nor for one a retransmission replaced")  // R: S5
+    func acknowledgedLeavesNoDeadline() {
+        var pair = EnginePair(reliability: ReliabilityConfig(retransmitInitial: .seconds(2), retransmitMax: .seconds(8)))
+        let sent = pair.send(t0)
+        expectEqual(pair.watch.nextDeadline, t0 + .seconds(2))
+        let (_, acks) = pair.toPhone(sent, now: t0)
+        _ = pair.toWatch(acks, now: t0 + .milliseconds(5))
+        expectEqual(pair.watch.nextDeadline, nil)
+        // Two more, at 10 s and 11 s: the first is lost and retransmitted at 12 s (next retry at 16 s);
+        // the second arrives and is acknowledged.
+        _ = pair.send(t0 + .seconds(10))
+        let second = pair.send(t0 + .seconds(11))
+        expectEqual(pair.watch.advance(to: t0 + .seconds(12)).frames.count, 1)
+        expectEqual(pair.watch.nextDeadline, t0 + .seconds(13))
+        _ = pair.toWatch(pair.toPhone(second, now: t0 + .seconds(12)).acks, now: t0 + .seconds(12))
+        // The second's retry timer (13 s) went with its acknowledgement: the first's is next.
+        expectEqual(pair.watch.nextDeadline, t0 + .seconds(16))
+    }
+
     @Test("a duplicate delivery is dropped but acknowledged again")  // R: S6
     func duplicates() {
         var pair = EnginePair()
