@@ -453,10 +453,15 @@ static int f_truncate(sqlite3_file *file, sqlite3_int64 size) {
     return rc;
 }
 
+/// A sync in the disk's model: the file's changes so far survive a power loss from now on. The real
+/// file is not synced, as the journal's `pairsim_disk_sync` never syncs it: the files go with the
+/// run, and a real fdatasync only made the simulator wait for the device (105 of them in a
+/// week-long real-storage seed, `strace -c`).
 static int f_sync(sqlite3_file *file, int flags) {
     faulty_file *f = (faulty_file *)file;
+    (void)flags;
     pthread_mutex_lock(&f->disk->lock);
-    int rc = f->disk->dead ? SQLITE_IOERR_FSYNC : f->real->pMethods->xSync(f->real, flags);
+    int rc = f->disk->dead ? SQLITE_IOERR_FSYNC : SQLITE_OK;
     if (rc == SQLITE_OK) forget_changes(f->disk, f->path);
     pthread_mutex_unlock(&f->disk->lock);
     return rc;

@@ -197,8 +197,9 @@ public struct NemesisSpec: Hashable, Sendable {
     public var maxBurst: EmulatedDuration
     /// The share of seeds (drawn from each seed) that run the real journal and SQLite on a faulty
     /// disk instead of the in-memory image, each kill with a storage fault (R: K8). Such a seed
-    /// takes ~4.5× an image seed's time (a week-long nemesis seed and its twin, release build:
-    /// 0.55 s against 0.12 s), so 1 in 16 costs a swarm ~1.2× its time, 1 in 8 ~1.45×.
+    /// takes ~5× an image seed's time (a week-long nemesis seed, release build: 0.43 s against
+    /// 0.09 s), so 1 in 16 costs a swarm ~1.3× its time (`pairsim-bench swarm`: the nemesis runs
+    /// at 0.77× the seeds/s of its baseline without it).
     public var realStorage: Double = 0.0625
 
     public init(crashes: Int = 6, partitions: Int = 3, maxDowntime: EmulatedDuration = .minutes(30), maxPartition: EmulatedDuration = .hours(2),

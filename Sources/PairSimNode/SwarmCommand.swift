@@ -140,7 +140,7 @@ public struct SwarmRun: ParsableCommand {
         // Each worker's temporary files (a real-storage seed's disks) go in a directory of its own
         // under this one, which goes when the swarm ends: a worker killed in a seed cannot remove
         // its seed's files itself, and a night's swarm would pile them up.
-        let scratch = NSTemporaryDirectory() + "pairsim-swarm-\(ProcessInfo.processInfo.globallyUniqueString)"
+        let scratch = SimulatedDiskStorage.temporaryDirectory + "pairsim-swarm-\(ProcessInfo.processInfo.globallyUniqueString)"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var children: [ChildProcess] = []
         for index in 0..<workers {

@@ -4,7 +4,7 @@ import PairSimRuntime
 
 /// The real storage under the nemesis (R: K8). In a run that plays it, each node commits every
 /// turn to the journal and SQLite a node process runs, on a faulty disk (`SimulatedDiskStorage`)
-/// in a temporary directory, as well as to its in-memory image; it settles when it is idle and
+/// in a temporary directory (`SimulatedDiskStorage.temporaryDirectory`), as well as to its in-memory image; it settles when it is idle and
 /// restarts from the files. Each kill is a storage fault drawn from the seed:
 ///
 /// - `between writes`: a kill between turns (the page cache keeps every write; none was synced);
@@ -30,7 +30,7 @@ extension Simulator {
     static let writebackInterval = EmulatedDuration.seconds(30)
 
     mutating func openDisks() {
-        let base = NSTemporaryDirectory() + "pairsim-disk-\(ProcessInfo.processInfo.globallyUniqueString)"
+        let base = SimulatedDiskStorage.temporaryDirectory + "pairsim-disk-\(ProcessInfo.processInfo.globallyUniqueString)"
         do {
             // A node that promises to survive a power loss (`sync.durability: power`) meets them.
             let power = topology.reliability.durability == .power

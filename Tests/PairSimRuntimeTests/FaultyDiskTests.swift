@@ -160,6 +160,16 @@ struct FaultyDiskTests {
         try expectEqual(driven.restarted().count, 4_000)
     }
 
+    @Test("simulated disks go to $TMPDIR when it is set, else to a RAM disk with room, else to the temporary directory")  // R: K8
+    func whereDisksGo() throws {
+        let directory = try JournaledStorageTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        expectEqual(SimulatedDiskStorage.temporaryDirectory(tmpdir: nil, ramDisk: directory, minimumFree: 1), directory + "/")
+        expectEqual(SimulatedDiskStorage.temporaryDirectory(tmpdir: "/somewhere", ramDisk: directory, minimumFree: 1), NSTemporaryDirectory())
+        expectEqual(SimulatedDiskStorage.temporaryDirectory(tmpdir: nil, ramDisk: directory + "/missing", minimumFree: 1), NSTemporaryDirectory())
+        expectEqual(SimulatedDiskStorage.temporaryDirectory(tmpdir: nil, ramDisk: directory, minimumFree: .max), NSTemporaryDirectory())
+    }
+
     @Test("the faulty disk leaves other SQLite files alone: a node's storage elsewhere works beside it")  // R: K8
     func otherFilesUntouched() throws {
         var driven = try Driven()

@@ -31,6 +31,26 @@ public final class SimulatedDiskStorage {
     /// Rows SQLite inserted, updated or deleted, over every process's life.
     public var rowsWritten: Int { earlierRows + (storage?.database.rowsWritten ?? 0) }
 
+    /// Where simulated disks go: `$TMPDIR` when it is set (a swarm's worker has its own), else
+    /// `/dev/shm` when it is a writable RAM disk with 1 GiB free, else the temporary directory. The
+    /// files are thrown away with the run and their durability is the faulty disk's model, so a
+    /// disk's page cache and block layer are only cost: a week-long real-storage nemesis seed took
+    /// 0.54 s in /dev/shm against 0.76 s in /tmp on ext4 (wall; CPU 0.54 against 0.65 s;
+    /// `topology simulate … --nemesis --seed 5`, release build, medians of five alternating runs).
+    public static var temporaryDirectory: String {
+        temporaryDirectory(tmpdir: ProcessInfo.processInfo.environment["TMPDIR"])
+    }
+
+    /// `temporaryDirectory`'s choice for a given `$TMPDIR` (nil: unset), RAM disk and room it needs.
+    static func temporaryDirectory(tmpdir: String?, ramDisk: String = "/dev/shm", minimumFree: UInt64 = 1 << 30) -> String {
+        var stats = statvfs()
+        if tmpdir == nil, access(ramDisk, W_OK) == 0, statvfs(ramDisk, &stats) == 0,
+           UInt64(stats.f_bavail) * UInt64(stats.f_frsize) >= minimumFree {
+            return ramDisk.hasSuffix("/") ? ramDisk : ramDisk + "/"
+        }
+        return NSTemporaryDirectory()
+    }
+
     /// A new disk in a new `directory` (removed again when this goes). `powerLoss`: remember what
     /// unsynced writes overwrote, so `loseUnsyncedWrites` can undo them (a read per write; without
     /// it a power loss undoes nothing). The simulator's seeds play kills only, so they go without:
