@@ -65,7 +65,8 @@ public struct EventMatcher: Hashable, Sendable, CustomStringConvertible {
     /// `matches` for an event read where it lies (a log checked once per expectation): passed by
     /// value to `matches`, each event was copied first, its name and fields retained and
     /// released (perf put 9.5 % of a swarm without the nemesis there; CPU fell 3.6 %). Node and
-    /// name settle most events without the copy.
+    /// name settle most events without the copy. Their tests are `matches(_:)`'s, written out
+    /// again: through a helper shared by both, each event's name was retained and released.
     public func matches(at event: UnsafePointer<Event>) -> Bool {
         if let node, event.pointee.node != node { return false }
         if isPrefix ? !event.pointee.name.hasPrefix(name) : event.pointee.name != name { return false }
