@@ -1,4 +1,5 @@
 import CAppGuard
+internal import PairSimCore
 
 extension AppRuntime {
     /// Runs the app's code for the call `deliver` hands it (`handling`), or else drains the app's
@@ -23,5 +24,40 @@ extension AppRuntime {
         guard let call = delivering else { return }
         delivering = nil
         handle(call)
+    }
+}
+
+extension AppCall {
+    /// What the app was doing, for `app.crashed`.
+    var kind: String {
+        switch self {
+        case .launch: "launch"
+        case .scenePhase(let phase): "scene phase \(phase.rawValue)"
+        case .observerUpdate: "observer update handler"
+        case .queryResult: "query results handler"
+        case .done: "completion handler"
+        case .timer: "its clock's timer"
+        case .userAction(_, let command): "user action \(command.verb)"
+        case .recordsChanged: "records change handler"
+        case .wcActivated: "WCSession activation delegate"
+        case .wcReachability: "WCSession reachability delegate"
+        case .wcComplication: "WCSession complication budget"
+        case .wcReceived(let kind, _, _, _, _): "WCSession \(kind.rawValue) delegate"
+        case .wcReply: "WCSession reply handler"
+        case .wcFailed: "WCSession error handler"
+        case .wcTransferFinished: "WCSession transfer delegate"
+        case .workoutSessionChanged: "HKWorkoutSession state delegate"
+        case .workoutSessionFailed: "HKWorkoutSession failure delegate"
+        case .workoutCollected: "HKLiveWorkoutBuilder collection delegate"
+        case .workoutFinished: "finishWorkout completion handler"
+        case .workoutRecoveryNeeded: "handleActiveWorkoutRecovery"
+        case .workoutRecovered: "recoverActiveWorkoutSession completion handler"
+        case .backgroundTasks: "handle(_:) of background tasks"
+        case .backgroundTimeExpiring: "background task expiration handler"
+        case .bgTaskLaunch: "BGTask launch handler"
+        case .bgTaskExpiring: "BGTask expiration handler"
+        case .timeChanged: "time change notification"
+        case .terminated: "termination"
+        }
     }
 }
